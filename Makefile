@@ -1,0 +1,26 @@
+# svcplane — the two commands a newcomer needs are `make up` and `make test`.
+GO ?= go
+BIN := bin/svcplane
+
+.PHONY: build up test test-short generate clean
+
+build:
+	$(GO) build -o $(BIN) ./cmd/svcplane
+
+up: build
+	./$(BIN) up
+
+# Everything CI runs: unit, integration (real embedded etcd) and kubectl tests.
+test:
+	$(GO) vet ./...
+	$(GO) test -count=1 -timeout 20m ./...
+
+# Unit tests only (no etcd, no binaries).
+test-short:
+	$(GO) test -short ./...
+
+generate:
+	$(GO) generate ./...
+
+clean:
+	rm -rf bin svcplane-data

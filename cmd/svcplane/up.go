@@ -1,0 +1,42 @@
+package main
+
+import (
+	"fmt"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+	genericapiserver "k8s.io/apiserver/pkg/server"
+
+	"github.com/svcplane/svcplane/internal/apiserver"
+)
+
+func newUpCommand() *cobra.Command {
+	o := apiserver.NewOptions()
+	cmd := &cobra.Command{
+		Use:   "up",
+		Short: "Run the whole Service plane on this machine on an embedded etcd",
+		Long: `Run everything svcplane has in one process on an embedded single-member
+etcd under --data-dir (default ./svcplane-data): today the API server.
+It writes an admin kubeconfig there and prints the line to use it.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if len(o.EtcdServers) > 0 {
+				return fmt.Errorf("svcplane up always runs the embedded etcd; use `svcplane server --etcd-servers` for an external cluster")
+			}
+			ctx := genericapiserver.SetupSignalContext()
+			s, err := apiserver.New(ctx, o)
+			if err != nil {
+				return err
+			}
+			abs, err := filepath.Abs(s.Kubeconfig)
+			if err != nil {
+				abs = s.Kubeconfig
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "svcplane is up on %s\nexport KUBECONFIG=%s\n", s.URL, abs)
+			return s.Run(ctx)
+		},
+	}
+	o.AddFlags(cmd.Flags())
+	cmd.Flags().Lookup("etcd-servers").Hidden = true
+	return cmd
+}

@@ -1,0 +1,30 @@
+package apiserver
+
+import (
+	"k8s.io/apiserver/pkg/authentication/authenticator"
+	"k8s.io/apiserver/pkg/authentication/group"
+	"k8s.io/apiserver/pkg/authentication/request/bearertoken"
+	"k8s.io/apiserver/pkg/authentication/request/union"
+	x509request "k8s.io/apiserver/pkg/authentication/request/x509"
+	"k8s.io/apiserver/pkg/authentication/token/tokenfile"
+	"k8s.io/apiserver/pkg/server/dynamiccertificates"
+)
+
+// newAuthenticator authenticates client certificates signed by clientCA
+// (CN = user, O = groups) and, when tokenFile is set, bearer tokens from
+// that CSV file (token,user,uid,"group1,group2"), as kube-apiserver's
+// --client-ca-file and --token-auth-file do. Anonymous requests are not
+// authenticated, so they get 401.
+func newAuthenticator(clientCA dynamiccertificates.CAContentProvider, tokenFile string) (authenticator.Request, error) {
+	auths := []authenticator.Request{
+		x509request.NewDynamic(clientCA.VerifyOptions, x509request.CommonNameUserConversion),
+	}
+	if tokenFile != "" {
+		tokens, err := tokenfile.NewCSV(tokenFile)
+		if err != nil {
+			return nil, err
+		}
+		auths = append(auths, bearertoken.New(tokens))
+	}
+	return group.NewAuthenticatedGroupAdder(union.New(auths...)), nil
+}

@@ -1,0 +1,79 @@
+package apiserver
+
+import (
+	"fmt"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/serializer"
+	"k8s.io/apiserver/pkg/registry/generic"
+	"k8s.io/apiserver/pkg/registry/rest"
+	genericapiserver "k8s.io/apiserver/pkg/server"
+
+	"github.com/svcplane/svcplane/internal/registry/apps/deployment"
+	"github.com/svcplane/svcplane/internal/registry/apps/replicaset"
+	"github.com/svcplane/svcplane/internal/registry/core/namespace"
+	"github.com/svcplane/svcplane/internal/registry/resource"
+)
+
+// apiGroups builds the storage of every definition and groups it by API
+// group, ready for InstallLegacyAPIGroup (core) and InstallAPIGroups.
+func apiGroups(defs []*resource.Definition, scheme *runtime.Scheme, codecs serializer.CodecFactory, optsGetter generic.RESTOptionsGetter) (*genericapiserver.APIGroupInfo, []*genericapiserver.APIGroupInfo, error) {
+	infos := map[string]*genericapiserver.APIGroupInfo{}
+	var order []string
+	for _, def := range defs {
+		gv := def.GroupVersion
+		info, ok := infos[gv.Group]
+		if !ok {
+			i := genericapiserver.NewDefaultAPIGroupInfo(gv.Group, scheme, metav1.ParameterCodec, codecs)
+			info = &i
+			infos[gv.Group] = info
+			order = append(order, gv.Group)
+		}
+		if info.VersionedResourcesStorageMap[gv.Version] == nil {
+			info.VersionedResourcesStorageMap[gv.Version] = map[string]rest.Storage{}
+		}
+		storages, err := storageFor(def, scheme, optsGetter)
+		if err != nil {
+			return nil, nil, err
+		}
+		for path, s := range storages {
+			info.VersionedResourcesStorageMap[gv.Version][path] = s
+		}
+	}
+	core, ok := infos[""]
+	if !ok {
+		return nil, nil, fmt.Errorf("no core resources")
+	}
+	var named []*genericapiserver.APIGroupInfo
+	for _, g := range order {
+		if g != "" {
+			named = append(named, infos[g])
+		}
+	}
+	return core, named, nil
+}
+
+// storageFor returns the REST storage of a resource and its subresources,
+// keyed by path ("pods", "pods/status", …).
+func storageFor(def *resource.Definition, scheme *runtime.Scheme, optsGetter generic.RESTOptionsGetter) (map[string]rest.Storage, error) {
+	main, err := resource.NewStore(def, scheme, optsGetter)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]rest.Storage{def.Resource: main}
+	if def.Status != nil {
+		out[def.Resource+"/status"] = resource.NewStatusREST(main)
+	}
+	switch def.GroupResource().String() {
+	case "namespaces":
+		ns := namespace.NewREST(main)
+		out[def.Resource] = ns
+		out["namespaces/finalize"] = namespace.NewFinalizeREST(ns)
+	case "deployments.apps":
+		out["deployments/scale"] = resource.NewScaleREST(main, deployment.Scale)
+	case "replicasets.apps":
+		out["replicasets/scale"] = resource.NewScaleREST(main, replicaset.Scale)
+	}
+	return out, nil
+}

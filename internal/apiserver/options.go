@@ -1,0 +1,104 @@
+package apiserver
+
+import (
+	"fmt"
+	"net"
+	"net/netip"
+	"os"
+	"path/filepath"
+
+	"github.com/spf13/pflag"
+)
+
+// Options are the server's settings, shared by `svcplane server` and
+// `svcplane up`.
+type Options struct {
+	DataDir               string
+	SecurePort            int
+	BindAddress           string
+	AdvertiseAddress      string
+	EtcdServers           []string
+	EtcdPrefix            string
+	ServiceClusterIPRange string
+	TokenAuthFile         string
+}
+
+// NewOptions returns the defaults (kube-apiserver's where they exist).
+func NewOptions() *Options {
+	return &Options{
+		DataDir:               "svcplane-data",
+		SecurePort:            6443,
+		BindAddress:           "0.0.0.0",
+		EtcdPrefix:            "/registry",
+		ServiceClusterIPRange: "10.96.0.0/12",
+	}
+}
+
+// AddFlags registers the options as command-line flags.
+func (o *Options) AddFlags(fs *pflag.FlagSet) {
+	fs.StringVar(&o.DataDir, "data-dir", o.DataDir, "Directory for certificates, the kubeconfig and the embedded etcd's data.")
+	fs.IntVar(&o.SecurePort, "secure-port", o.SecurePort, "The port on which to serve HTTPS with authentication and authorization (0 picks a free port).")
+	fs.StringVar(&o.BindAddress, "bind-address", o.BindAddress, "The IP address on which to listen for the --secure-port port.")
+	fs.StringVar(&o.AdvertiseAddress, "advertise-address", o.AdvertiseAddress, "The IP address on which to advertise the apiserver to members of the cluster. If blank, the --bind-address (or the host's default-route address) is used.")
+	fs.StringSliceVar(&o.EtcdServers, "etcd-servers", o.EtcdServers, "List of etcd servers to connect with (scheme://ip:port), comma separated. Empty runs an embedded etcd in --data-dir.")
+	fs.StringVar(&o.EtcdPrefix, "etcd-prefix", o.EtcdPrefix, "The prefix to prepend to all resource paths in etcd.")
+	fs.StringVar(&o.ServiceClusterIPRange, "service-cluster-ip-range", o.ServiceClusterIPRange, "A CIDR notation IP range (or two, comma separated, for dual-stack) from which to assign service cluster IPs.")
+	fs.StringVar(&o.TokenAuthFile, "token-auth-file", o.TokenAuthFile, "If set, the file that will be used to secure the secure port of the API server via token authentication.")
+}
+
+// Validate checks the options and returns every problem at once.
+func (o *Options) Validate() error {
+	var errs []error
+	if o.SecurePort < 0 || o.SecurePort > 65535 {
+		errs = append(errs, fmt.Errorf("--secure-port %d must be between 0 and 65535, inclusive", o.SecurePort))
+	}
+	if net.ParseIP(o.BindAddress) == nil {
+		errs = append(errs, fmt.Errorf("--bind-address %q is not a valid IP address", o.BindAddress))
+	}
+	if o.AdvertiseAddress != "" && net.ParseIP(o.AdvertiseAddress) == nil {
+		errs = append(errs, fmt.Errorf("--advertise-address %q is not a valid IP address", o.AdvertiseAddress))
+	}
+	if _, err := ServiceCIDRs(o.ServiceClusterIPRange); err != nil {
+		errs = append(errs, err)
+	}
+	if o.TokenAuthFile != "" {
+		if _, err := os.Stat(o.TokenAuthFile); err != nil {
+			errs = append(errs, fmt.Errorf("--token-auth-file: %w", err))
+		}
+	}
+	if o.DataDir == "" {
+		errs = append(errs, fmt.Errorf("--data-dir must not be empty"))
+	}
+	if len(errs) == 0 {
+		return nil
+	}
+	return joinErrors(errs)
+}
+
+// ServiceCIDRs parses --service-cluster-ip-range: one CIDR, or two of
+// different families.
+func ServiceCIDRs(s string) ([]netip.Prefix, error) {
+	var out []netip.Prefix
+	for _, part := range splitComma(s) {
+		p, err := netip.ParsePrefix(part)
+		if err != nil {
+			return nil, fmt.Errorf("--service-cluster-ip-range %q: %q is not a valid CIDR", s, part)
+		}
+		out = append(out, p.Masked())
+	}
+	switch {
+	case len(out) == 0:
+		return nil, fmt.Errorf("--service-cluster-ip-range must not be empty")
+	case len(out) > 2:
+		return nil, fmt.Errorf("--service-cluster-ip-range %q: at most two CIDRs (one per IP family)", s)
+	case len(out) == 2 && out[0].Addr().Is4() == out[1].Addr().Is4():
+		return nil, fmt.Errorf("--service-cluster-ip-range %q: a dual-stack range needs one IPv4 and one IPv6 CIDR", s)
+	}
+	return out, nil
+}
+
+// PKIDir is where certificates live.
+func (o *Options) PKIDir() string { return filepath.Join(o.DataDir, "pki") }
+
+// KubeconfigPath is where the admin kubeconfig is written.
+func (o *Options) KubeconfigPath() string { return filepath.Join(o.DataDir, "kubeconfig") }

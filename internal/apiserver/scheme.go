@@ -1,0 +1,120 @@
+package apiserver
+
+import (
+	"reflect"
+
+	appsv1 "k8s.io/api/apps/v1"
+	autoscalingv1 "k8s.io/api/autoscaling/v1"
+	coordinationv1 "k8s.io/api/coordination/v1"
+	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
+	eventsv1 "k8s.io/api/events/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/runtime/serializer"
+
+	"github.com/svcplane/svcplane/internal/registry/resource"
+)
+
+// servedGroups lists every group version svcplane serves, with the function
+// that registers its external types.
+var servedGroups = []struct {
+	gv  schema.GroupVersion
+	add func(*runtime.Scheme) error
+}{
+	{corev1.SchemeGroupVersion, corev1.AddToScheme},
+	{appsv1.SchemeGroupVersion, appsv1.AddToScheme},
+	{autoscalingv1.SchemeGroupVersion, autoscalingv1.AddToScheme},
+	{discoveryv1.SchemeGroupVersion, discoveryv1.AddToScheme},
+	{coordinationv1.SchemeGroupVersion, coordinationv1.AddToScheme},
+	{networkingv1.SchemeGroupVersion, networkingv1.AddToScheme},
+	{eventsv1.SchemeGroupVersion, eventsv1.AddToScheme},
+}
+
+// NewScheme returns the scheme the server encodes, decodes, defaults and
+// converts with. Each external type is registered a second time under
+// {group, __internal}: the generic registry keeps objects in their "internal"
+// form, and for us that form is the external Go type itself, so conversion is
+// a copy.
+func NewScheme(defs []*resource.Definition) (*runtime.Scheme, error) {
+	scheme := runtime.NewScheme()
+	if err := addExternalTypes(scheme); err != nil {
+		return nil, err
+	}
+	for _, g := range servedGroups {
+		internal := schema.GroupVersion{Group: g.gv.Group, Version: runtime.APIVersionInternal}
+		for kind, t := range scheme.KnownTypes(g.gv) {
+			if !isOwnType(t, g.gv) {
+				continue
+			}
+			scheme.AddKnownTypeWithName(internal.WithKind(kind), reflect.New(t).Interface().(runtime.Object))
+		}
+		if err := scheme.SetVersionPriority(g.gv); err != nil {
+			return nil, err
+		}
+	}
+	metav1.AddToGroupVersion(scheme, schema.GroupVersion{Version: "v1"})
+	unversioned := schema.GroupVersion{Group: "", Version: "v1"}
+	scheme.AddUnversionedTypes(unversioned,
+		&metav1.Status{}, &metav1.APIVersions{}, &metav1.APIGroupList{},
+		&metav1.APIGroup{}, &metav1.APIResourceList{})
+	if err := resource.AddToScheme(scheme, defs); err != nil {
+		return nil, err
+	}
+	return scheme, nil
+}
+
+// NewExternalScheme returns a scheme with only the external types. The
+// OpenAPI definition namer uses it so that the GVK extensions it writes never
+// mention __internal.
+func NewExternalScheme() (*runtime.Scheme, error) {
+	scheme := runtime.NewScheme()
+	if err := addExternalTypes(scheme); err != nil {
+		return nil, err
+	}
+	return scheme, nil
+}
+
+func addExternalTypes(scheme *runtime.Scheme) error {
+	for _, g := range servedGroups {
+		if err := g.add(scheme); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// isOwnType reports whether t is declared in the API package of gv (and not
+// one of the meta/v1 option types every group version also registers).
+func isOwnType(t reflect.Type, gv schema.GroupVersion) bool {
+	pkg := t.PkgPath()
+	return pkg != reflect.TypeOf(metav1.ListOptions{}).PkgPath() && pkg != "" &&
+		pkg == pkgPathOf(gv)
+}
+
+func pkgPathOf(gv schema.GroupVersion) string {
+	switch gv {
+	case corev1.SchemeGroupVersion:
+		return reflect.TypeOf(corev1.Pod{}).PkgPath()
+	case appsv1.SchemeGroupVersion:
+		return reflect.TypeOf(appsv1.Deployment{}).PkgPath()
+	case autoscalingv1.SchemeGroupVersion:
+		return reflect.TypeOf(autoscalingv1.Scale{}).PkgPath()
+	case discoveryv1.SchemeGroupVersion:
+		return reflect.TypeOf(discoveryv1.EndpointSlice{}).PkgPath()
+	case coordinationv1.SchemeGroupVersion:
+		return reflect.TypeOf(coordinationv1.Lease{}).PkgPath()
+	case networkingv1.SchemeGroupVersion:
+		return reflect.TypeOf(networkingv1.IPAddress{}).PkgPath()
+	case eventsv1.SchemeGroupVersion:
+		return reflect.TypeOf(eventsv1.Event{}).PkgPath()
+	}
+	return ""
+}
+
+// NewCodecs returns the codec factory for scheme.
+func NewCodecs(scheme *runtime.Scheme) serializer.CodecFactory {
+	return serializer.NewCodecFactory(scheme)
+}

@@ -1,0 +1,292 @@
+package apiserver
+
+import (
+	"context"
+	"net"
+	"os"
+	"strconv"
+	"time"
+
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/runtime/serializer"
+	utilnet "k8s.io/apimachinery/pkg/util/net"
+	"k8s.io/apimachinery/pkg/util/sets"
+	"k8s.io/apiserver/pkg/admission/plugin/namespace/lifecycle"
+	openapinamer "k8s.io/apiserver/pkg/endpoints/openapi"
+	genericapiserver "k8s.io/apiserver/pkg/server"
+	"k8s.io/apiserver/pkg/server/dynamiccertificates"
+	genericoptions "k8s.io/apiserver/pkg/server/options"
+	serverstorage "k8s.io/apiserver/pkg/server/storage"
+	"k8s.io/apiserver/pkg/storage/storagebackend"
+	utilcompatibility "k8s.io/apiserver/pkg/util/compatibility"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes"
+	restclient "k8s.io/client-go/rest"
+	"k8s.io/klog/v2"
+
+	"github.com/svcplane/svcplane/internal/apiserver/openapi"
+	"github.com/svcplane/svcplane/internal/etcd"
+	"github.com/svcplane/svcplane/internal/kubeconfig"
+	"github.com/svcplane/svcplane/internal/pki"
+	"github.com/svcplane/svcplane/internal/registry"
+	"github.com/svcplane/svcplane/internal/registry/resource"
+	"github.com/svcplane/svcplane/internal/version"
+)
+
+// Server is a configured, not yet running, API server.
+type Server struct {
+	Options *Options
+	// URL is the https address clients (and the kubeconfig) use.
+	URL string
+	// Kubeconfig is the path of the admin kubeconfig written into the data dir.
+	Kubeconfig string
+	// LoopbackConfig is the privileged in-process client configuration.
+	LoopbackConfig *restclient.Config
+	// AdvertiseAddress is the address announced to the cluster.
+	AdvertiseAddress net.IP
+
+	generic *genericapiserver.GenericAPIServer
+	etcd    *etcd.Embedded
+	ca      *pki.CA
+}
+
+// New prepares a server: it starts the embedded etcd when no
+// --etcd-servers are given, creates or loads the certificates, opens the
+// secure listener, installs every resource and writes the admin kubeconfig.
+func New(ctx context.Context, o *Options) (*Server, error) {
+	if err := o.Validate(); err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(o.PKIDir(), 0o700); err != nil {
+		return nil, err
+	}
+	s := &Server{Options: o, Kubeconfig: o.KubeconfigPath()}
+	endpoints := o.EtcdServers
+	if len(endpoints) == 0 {
+		e, err := etcd.Start(ctx, o.DataDir)
+		if err != nil {
+			return nil, err
+		}
+		s.etcd, endpoints = e, e.Endpoints
+	}
+	if err := s.build(o, endpoints); err != nil {
+		s.closeEtcd()
+		return nil, err
+	}
+	return s, nil
+}
+
+func (s *Server) build(o *Options, endpoints []string) error {
+	defs := registry.Definitions()
+	scheme, err := NewScheme(defs)
+	if err != nil {
+		return err
+	}
+	codecs := serializer.NewCodecFactory(scheme)
+	config := genericapiserver.NewRecommendedConfig(codecs)
+	config.EffectiveVersion = version.EffectiveVersion{EffectiveVersion: utilcompatibility.DefaultBuildEffectiveVersion()}
+	config.ShutdownDelayDuration = 0
+
+	if s.AdvertiseAddress, err = advertiseAddress(o); err != nil {
+		return err
+	}
+	if err := s.applyServing(o, &config.Config); err != nil {
+		return err
+	}
+	if err := s.applyOpenAPI(&config.Config); err != nil {
+		return err
+	}
+	if err := applyStorage(o, endpoints, defs, scheme, codecs, &config.Config); err != nil {
+		return err
+	}
+	client, err := kubernetes.NewForConfig(config.LoopbackClientConfig)
+	if err != nil {
+		return err
+	}
+	config.SharedInformerFactory = informers.NewSharedInformerFactory(client, 10*time.Minute)
+	if config.AdmissionControl, err = newAdmission(client, config.SharedInformerFactory); err != nil {
+		return err
+	}
+	generic, err := config.Complete().New("svcplane-apiserver", genericapiserver.NewEmptyDelegate())
+	if err != nil {
+		return err
+	}
+	core, named, err := apiGroups(defs, scheme, codecs, config.RESTOptionsGetter)
+	if err != nil {
+		return err
+	}
+	if err := generic.InstallLegacyAPIGroup(genericapiserver.DefaultLegacyAPIPrefix, core); err != nil {
+		return err
+	}
+	if err := generic.InstallAPIGroups(named...); err != nil {
+		return err
+	}
+	s.generic, s.LoopbackConfig = generic, config.LoopbackClientConfig
+	addBootstrapHooks(generic, client)
+	return s.writeAdminKubeconfig()
+}
+
+// applyServing opens the listener with the serving certificate and sets up
+// client-certificate and token authentication and the authorizer.
+func (s *Server) applyServing(o *Options, c *genericapiserver.Config) error {
+	ca, err := pki.LoadOrCreateCA(o.PKIDir(), "svcplane-ca")
+	if err != nil {
+		return err
+	}
+	s.ca = ca
+	certFile, keyFile, err := ca.EnsureServing(o.PKIDir(), "apiserver", servingHosts(o, s.AdvertiseAddress))
+	if err != nil {
+		return err
+	}
+	ss := genericoptions.NewSecureServingOptions().WithLoopback()
+	ss.BindAddress = net.ParseIP(o.BindAddress)
+	ss.BindPort = o.SecurePort
+	ss.ServerCert.CertKey = genericoptions.CertKey{CertFile: certFile, KeyFile: keyFile}
+	ss.ServerCert.CertDirectory = ""
+	if err := ss.ApplyTo(&c.SecureServing, &c.LoopbackClientConfig); err != nil {
+		return err
+	}
+	clientCA, err := dynamiccertificates.NewDynamicCAContentFromFile("client-ca-bundle", ca.CertFile)
+	if err != nil {
+		return err
+	}
+	if err := c.Authentication.ApplyClientCert(clientCA, c.SecureServing); err != nil {
+		return err
+	}
+	if c.Authentication.Authenticator, err = newAuthenticator(clientCA, o.TokenAuthFile); err != nil {
+		return err
+	}
+	c.Authorization.Authorizer = bootstrapAuthorizer{}
+	_, port, err := c.SecureServing.HostPort()
+	if err != nil {
+		return err
+	}
+	c.PublicAddress = s.AdvertiseAddress
+	c.ExternalAddress = net.JoinHostPort(s.AdvertiseAddress.String(), strconv.Itoa(port))
+	s.URL = "https://" + net.JoinHostPort(clientHost(o), strconv.Itoa(port))
+	return nil
+}
+
+func (s *Server) applyOpenAPI(c *genericapiserver.Config) error {
+	external, err := NewExternalScheme()
+	if err != nil {
+		return err
+	}
+	namer := openapinamer.NewDefinitionNamer(external)
+	c.OpenAPIConfig = genericapiserver.DefaultOpenAPIConfig(openapi.GetOpenAPIDefinitions, namer)
+	c.OpenAPIConfig.Info.Title = "Kubernetes"
+	c.OpenAPIV3Config = genericapiserver.DefaultOpenAPIV3Config(openapi.GetOpenAPIDefinitions, namer)
+	c.OpenAPIV3Config.Info.Title = "Kubernetes"
+	return nil
+}
+
+// applyStorage points the generic registry at etcd with kube-apiserver's
+// key layout and protobuf values.
+func applyStorage(o *Options, endpoints []string, defs []*resource.Definition, scheme *runtime.Scheme, codecs serializer.CodecFactory, c *genericapiserver.Config) error {
+	etcdOpts := genericoptions.NewEtcdOptions(storagebackend.NewDefaultConfig(o.EtcdPrefix, nil))
+	etcdOpts.StorageConfig.Transport.ServerList = endpoints
+	etcdOpts.DefaultStorageMediaType = runtime.ContentTypeProtobuf
+	resources := serverstorage.NewResourceConfig()
+	prefixes := map[schema.GroupResource]string{}
+	for _, def := range defs {
+		resources.EnableVersions(def.GroupVersion)
+		prefixes[def.GroupResource()] = def.Prefix()
+	}
+	encoding := serverstorage.NewDefaultResourceEncodingConfigForEffectiveVersion(scheme, c.EffectiveVersion)
+	factory := serverstorage.NewDefaultStorageFactory(etcdOpts.StorageConfig, runtime.ContentTypeProtobuf,
+		codecs, encoding, resources, prefixes)
+	return etcdOpts.ApplyWithStorageFactoryTo(factory, c)
+}
+
+// newAdmission returns the admission chain: upstream's NamespaceLifecycle
+// (no objects in missing or terminating namespaces; default, kube-system
+// and kube-public cannot be deleted).
+func newAdmission(client kubernetes.Interface, f informers.SharedInformerFactory) (*lifecycle.Lifecycle, error) {
+	l, err := lifecycle.NewLifecycle(sets.New("default", "kube-system", "kube-public"))
+	if err != nil {
+		return nil, err
+	}
+	l.SetExternalKubeInformerFactory(f)
+	l.SetExternalKubeClientSet(client)
+	return l, l.ValidateInitialization()
+}
+
+// Run serves until ctx is cancelled, then shuts down gracefully (pre-shutdown
+// hooks run, in-flight requests finish) and stops the embedded etcd.
+func (s *Server) Run(ctx context.Context) error {
+	defer s.closeEtcd()
+	return s.generic.PrepareRun().RunWithContext(ctx)
+}
+
+// AddPostStartHook registers a hook that runs once the server serves.
+func (s *Server) AddPostStartHook(name string, hook genericapiserver.PostStartHookFunc) error {
+	return s.generic.AddPostStartHook(name, hook)
+}
+
+// AddPreShutdownHook registers a hook that runs before the server stops.
+func (s *Server) AddPreShutdownHook(name string, hook genericapiserver.PreShutdownHookFunc) error {
+	return s.generic.AddPreShutdownHook(name, hook)
+}
+
+// CA returns the cluster CA (for minting client credentials).
+func (s *Server) CA() *pki.CA { return s.ca }
+
+func (s *Server) closeEtcd() {
+	if s.etcd != nil {
+		s.etcd.Close()
+		s.etcd = nil
+	}
+}
+
+func (s *Server) writeAdminKubeconfig() error {
+	cert, key, err := s.ca.EnsureClient(s.Options.PKIDir(), "admin", "kubernetes-admin", []string{GroupMasters})
+	if err != nil {
+		return err
+	}
+	return kubeconfig.Write(s.Kubeconfig, kubeconfig.Config{
+		Server: s.URL, CAFile: s.ca.CertFile, User: "kubernetes-admin", CertFile: cert, KeyFile: key,
+	})
+}
+
+// advertiseAddress is --advertise-address, else a specific --bind-address,
+// else the address of the host's default-route interface (loopback when the
+// host has none).
+func advertiseAddress(o *Options) (net.IP, error) {
+	if o.AdvertiseAddress != "" {
+		return net.ParseIP(o.AdvertiseAddress), nil
+	}
+	ip, err := utilnet.ResolveBindAddress(net.ParseIP(o.BindAddress))
+	if err != nil {
+		klog.Warningf("no --advertise-address and no default-route interface (%v); advertising 127.0.0.1", err)
+		return net.ParseIP("127.0.0.1"), nil
+	}
+	return ip, nil
+}
+
+// clientHost is the host the kubeconfig points at: loopback when bound to
+// every interface, else the bind address.
+func clientHost(o *Options) string {
+	ip := net.ParseIP(o.BindAddress)
+	if ip.IsUnspecified() {
+		if ip.To4() == nil {
+			return "::1"
+		}
+		return "127.0.0.1"
+	}
+	return ip.String()
+}
+
+func servingHosts(o *Options, advertise net.IP) []string {
+	hosts := []string{"localhost", "127.0.0.1", "kubernetes", "kubernetes.default", "kubernetes.default.svc",
+		"kubernetes.default.svc.cluster.local", advertise.String(), clientHost(o)}
+	if h, err := os.Hostname(); err == nil {
+		hosts = append(hosts, h)
+	}
+	if cidrs, err := ServiceCIDRs(o.ServiceClusterIPRange); err == nil {
+		for _, c := range cidrs {
+			hosts = append(hosts, c.Addr().Next().String())
+		}
+	}
+	return hosts
+}

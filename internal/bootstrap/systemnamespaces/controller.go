@@ -1,0 +1,68 @@
+package systemnamespaces
+
+import (
+	"context"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/klog/v2"
+	"k8s.io/utils/clock"
+)
+
+// Names are the namespaces every cluster has.
+var Names = []string{metav1.NamespaceDefault, metav1.NamespaceSystem, metav1.NamespacePublic, corev1.NamespaceNodeLease}
+
+// Interval is how often the controller checks.
+const Interval = time.Minute
+
+// Controller creates missing system namespaces.
+type Controller struct {
+	client kubernetes.Interface
+	clock  clock.WithTicker
+}
+
+// New returns a controller using client.
+func New(client kubernetes.Interface, clk clock.WithTicker) *Controller {
+	return &Controller{client: client, clock: clk}
+}
+
+// Sync creates every missing system namespace once.
+func (c *Controller) Sync(ctx context.Context) error {
+	var firstErr error
+	for _, name := range Names {
+		_, err := c.client.CoreV1().Namespaces().Get(ctx, name, metav1.GetOptions{})
+		if err == nil {
+			continue
+		}
+		if apierrors.IsNotFound(err) {
+			ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}
+			_, err = c.client.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{})
+			if apierrors.IsAlreadyExists(err) {
+				err = nil
+			}
+		}
+		if err != nil && firstErr == nil {
+			firstErr = err
+		}
+	}
+	return firstErr
+}
+
+// Run syncs every Interval until ctx ends.
+func (c *Controller) Run(ctx context.Context) {
+	t := c.clock.NewTicker(Interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C():
+			if err := c.Sync(ctx); err != nil {
+				klog.ErrorS(err, "Unable to create system namespaces")
+			}
+		}
+	}
+}

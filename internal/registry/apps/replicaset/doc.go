@@ -1,0 +1,3 @@
+// Package replicaset defines the apps/v1 replicasets resource (with /status
+// and /scale).
+package replicaset

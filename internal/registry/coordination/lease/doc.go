@@ -1,0 +1,2 @@
+// Package lease defines the coordination.k8s.io/v1 leases resource.
+package lease

@@ -1,0 +1,2 @@
+// Package configmap defines the configmaps resource.
+package configmap

@@ -1,0 +1,2 @@
+// Package endpoints defines the core/v1 endpoints resource.
+package endpoints

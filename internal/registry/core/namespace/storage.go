@@ -1,0 +1,82 @@
+package namespace
+
+import (
+	"context"
+
+	corev1 "k8s.io/api/core/v1"
+	apivalidation "k8s.io/apimachinery/pkg/api/validation"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/svcplane/svcplane/internal/registry/resource"
+)
+
+// Definition returns the namespaces resource.
+func Definition() *resource.Definition {
+	return &resource.Definition{
+		GroupVersion: corev1.SchemeGroupVersion, Kind: "Namespace",
+		Resource: "namespaces", Singular: "namespace", ShortNames: []string{"ns"},
+		NameValidation: apivalidation.ValidateNamespaceName,
+		New:            func() runtime.Object { return &corev1.Namespace{} },
+		NewList:        func() runtime.Object { return &corev1.NamespaceList{} },
+		Default:        func(obj runtime.Object) { Default(obj.(*corev1.Namespace)) },
+		Status:         &resource.StatusDefinition{},
+		PrepareForCreate: func(ctx context.Context, obj runtime.Object) {
+			ns := obj.(*corev1.Namespace)
+			ns.Status = corev1.NamespaceStatus{Phase: corev1.NamespaceActive}
+			if !hasFinalizer(ns, corev1.FinalizerKubernetes) {
+				ns.Spec.Finalizers = append(ns.Spec.Finalizers, corev1.FinalizerKubernetes)
+			}
+		},
+		PrepareForUpdate: func(ctx context.Context, obj, old runtime.Object) {
+			// Only /finalize changes spec.finalizers.
+			obj.(*corev1.Namespace).Spec.Finalizers = old.(*corev1.Namespace).Spec.Finalizers
+		},
+		Validate: func(ctx context.Context, obj runtime.Object) field.ErrorList {
+			return validateFinalizers(obj.(*corev1.Namespace))
+		},
+		FieldLabelNames: []string{"status.phase"},
+		FieldLabels: func(obj runtime.Object) fields.Set {
+			return fields.Set{"status.phase": string(obj.(*corev1.Namespace).Status.Phase)}
+		},
+		Columns: []metav1.TableColumnDefinition{
+			resource.Column("Status", "string", 0, "The status of the namespace"),
+			resource.Column("Age", "string", 0, "CreationTimestamp is a timestamp representing the server time when this object was created."),
+		},
+		Row: func(obj runtime.Object) []interface{} {
+			return []interface{}{string(obj.(*corev1.Namespace).Status.Phase), resource.AgeOf(obj)}
+		},
+	}
+}
+
+// Default sets the kubernetes.io/metadata.name label to the name, as
+// upstream's SetDefaults_Namespace does.
+func Default(ns *corev1.Namespace) {
+	if ns.Name == "" {
+		return
+	}
+	if ns.Labels == nil {
+		ns.Labels = map[string]string{}
+	}
+	ns.Labels[corev1.LabelMetadataName] = ns.Name
+}
+
+func hasFinalizer(ns *corev1.Namespace, f corev1.FinalizerName) bool {
+	for _, x := range ns.Spec.Finalizers {
+		if x == f {
+			return true
+		}
+	}
+	return false
+}
+
+func validateFinalizers(ns *corev1.Namespace) field.ErrorList {
+	var errs field.ErrorList
+	for i, f := range ns.Spec.Finalizers {
+		p := field.NewPath("spec", "finalizers").Index(i)
+		errs = append(errs, apivalidation.ValidateFinalizerName(string(f), p)...)
+	}
+	return errs
+}

@@ -1,0 +1,2 @@
+// Package node defines the nodes resource (with /status).
+package node

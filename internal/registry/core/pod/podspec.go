@@ -1,0 +1,185 @@
+package pod
+
+import (
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	apivalidation "k8s.io/apimachinery/pkg/api/validation"
+	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
+	"k8s.io/apimachinery/pkg/util/sets"
+	"k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+)
+
+// DefaultPodSpec fills in the defaults upstream's SetDefaults_PodSpec and
+// SetDefaults_Container give.
+func DefaultPodSpec(spec *corev1.PodSpec) {
+	if spec.DNSPolicy == "" {
+		spec.DNSPolicy = corev1.DNSClusterFirst
+	}
+	if spec.RestartPolicy == "" {
+		spec.RestartPolicy = corev1.RestartPolicyAlways
+	}
+	if spec.SecurityContext == nil {
+		spec.SecurityContext = &corev1.PodSecurityContext{}
+	}
+	if spec.TerminationGracePeriodSeconds == nil {
+		g := int64(corev1.DefaultTerminationGracePeriodSeconds)
+		spec.TerminationGracePeriodSeconds = &g
+	}
+	if spec.SchedulerName == "" {
+		spec.SchedulerName = corev1.DefaultSchedulerName
+	}
+	if spec.EnableServiceLinks == nil {
+		t := corev1.DefaultEnableServiceLinks
+		spec.EnableServiceLinks = &t
+	}
+	if spec.ServiceAccountName == "" && spec.DeprecatedServiceAccount != "" {
+		spec.ServiceAccountName = spec.DeprecatedServiceAccount
+	}
+	for i := range spec.InitContainers {
+		defaultContainer(&spec.InitContainers[i])
+	}
+	for i := range spec.Containers {
+		defaultContainer(&spec.Containers[i])
+	}
+}
+
+func defaultContainer(c *corev1.Container) {
+	if c.ImagePullPolicy == "" {
+		c.ImagePullPolicy = corev1.PullIfNotPresent
+		if tag := imageTag(c.Image); tag == "" || tag == "latest" {
+			c.ImagePullPolicy = corev1.PullAlways
+		}
+	}
+	if c.TerminationMessagePath == "" {
+		c.TerminationMessagePath = corev1.TerminationMessagePathDefault
+	}
+	if c.TerminationMessagePolicy == "" {
+		c.TerminationMessagePolicy = corev1.TerminationMessageReadFile
+	}
+	for i := range c.Ports {
+		if c.Ports[i].Protocol == "" {
+			c.Ports[i].Protocol = corev1.ProtocolTCP
+		}
+	}
+}
+
+// imageTag returns the tag of an image reference ("" when it has a digest
+// or no tag).
+func imageTag(image string) string {
+	if strings.Contains(image, "@") {
+		return "digest"
+	}
+	slash := strings.LastIndex(image, "/")
+	if colon := strings.LastIndex(image, ":"); colon > slash {
+		return image[colon+1:]
+	}
+	return ""
+}
+
+// ValidatePodSpec checks the parts of a pod spec users get wrong most, with
+// upstream's field paths and messages.
+func ValidatePodSpec(spec *corev1.PodSpec, fld *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	if len(spec.Containers) == 0 {
+		errs = append(errs, field.Required(fld.Child("containers"), ""))
+	}
+	names := sets.New[string]()
+	errs = append(errs, validateContainers(spec.InitContainers, names, fld.Child("initContainers"))...)
+	errs = append(errs, validateContainers(spec.Containers, names, fld.Child("containers"))...)
+	switch spec.RestartPolicy {
+	case corev1.RestartPolicyAlways, corev1.RestartPolicyOnFailure, corev1.RestartPolicyNever:
+	case "":
+		errs = append(errs, field.Required(fld.Child("restartPolicy"), ""))
+	default:
+		errs = append(errs, field.NotSupported(fld.Child("restartPolicy"), spec.RestartPolicy,
+			[]corev1.RestartPolicy{corev1.RestartPolicyAlways, corev1.RestartPolicyOnFailure, corev1.RestartPolicyNever}))
+	}
+	switch spec.DNSPolicy {
+	case corev1.DNSClusterFirst, corev1.DNSClusterFirstWithHostNet, corev1.DNSDefault, corev1.DNSNone, "":
+	default:
+		errs = append(errs, field.NotSupported(fld.Child("dnsPolicy"), spec.DNSPolicy,
+			[]corev1.DNSPolicy{corev1.DNSClusterFirstWithHostNet, corev1.DNSClusterFirst, corev1.DNSDefault, corev1.DNSNone}))
+	}
+	if g := spec.TerminationGracePeriodSeconds; g != nil && *g < 0 {
+		errs = append(errs, field.Invalid(fld.Child("terminationGracePeriodSeconds"), *g, "must be >= 0"))
+	}
+	if spec.NodeName != "" {
+		for _, msg := range apivalidation.NameIsDNSSubdomain(spec.NodeName, false) {
+			errs = append(errs, field.Invalid(fld.Child("nodeName"), spec.NodeName, msg))
+		}
+	}
+	return errs
+}
+
+func validateContainers(cs []corev1.Container, names sets.Set[string], fld *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	for i, c := range cs {
+		p := fld.Index(i)
+		switch {
+		case c.Name == "":
+			errs = append(errs, field.Required(p.Child("name"), ""))
+		case names.Has(c.Name):
+			errs = append(errs, field.Duplicate(p.Child("name"), c.Name))
+		default:
+			for _, msg := range validation.IsDNS1123Label(c.Name) {
+				errs = append(errs, field.Invalid(p.Child("name"), c.Name, msg))
+			}
+		}
+		names.Insert(c.Name)
+		if strings.TrimSpace(c.Image) == "" {
+			errs = append(errs, field.Required(p.Child("image"), ""))
+		} else if c.Image != strings.TrimSpace(c.Image) {
+			errs = append(errs, field.Invalid(p.Child("image"), c.Image, "must not have leading or trailing whitespace"))
+		}
+		errs = append(errs, validateContainerPorts(c.Ports, p.Child("ports"))...)
+	}
+	return errs
+}
+
+func validateContainerPorts(ports []corev1.ContainerPort, fld *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	names := sets.New[string]()
+	for i, port := range ports {
+		p := fld.Index(i)
+		if port.Name != "" {
+			for _, msg := range validation.IsValidPortName(port.Name) {
+				errs = append(errs, field.Invalid(p.Child("name"), port.Name, msg))
+			}
+			if names.Has(port.Name) {
+				errs = append(errs, field.Duplicate(p.Child("name"), port.Name))
+			}
+			names.Insert(port.Name)
+		}
+		for _, msg := range validation.IsValidPortNum(int(port.ContainerPort)) {
+			errs = append(errs, field.Invalid(p.Child("containerPort"), port.ContainerPort, msg))
+		}
+		if port.HostPort != 0 {
+			for _, msg := range validation.IsValidPortNum(int(port.HostPort)) {
+				errs = append(errs, field.Invalid(p.Child("hostPort"), port.HostPort, msg))
+			}
+		}
+		errs = append(errs, ValidateProtocol(port.Protocol, p.Child("protocol"))...)
+	}
+	return errs
+}
+
+// ValidateProtocol checks a port protocol (TCP, UDP or SCTP).
+func ValidateProtocol(proto corev1.Protocol, fld *field.Path) field.ErrorList {
+	switch proto {
+	case corev1.ProtocolTCP, corev1.ProtocolUDP, corev1.ProtocolSCTP:
+		return nil
+	case "":
+		return field.ErrorList{field.Required(fld, "")}
+	}
+	return field.ErrorList{field.NotSupported(fld, proto,
+		[]corev1.Protocol{corev1.ProtocolSCTP, corev1.ProtocolTCP, corev1.ProtocolUDP})}
+}
+
+// ValidatePodTemplateSpec checks a workload's pod template.
+func ValidatePodTemplateSpec(t *corev1.PodTemplateSpec, fld *field.Path) field.ErrorList {
+	errs := apivalidation.ValidateAnnotations(t.Annotations, fld.Child("metadata", "annotations"))
+	errs = append(errs, metav1validation.ValidateLabels(t.Labels, fld.Child("metadata", "labels"))...)
+	return append(errs, ValidatePodSpec(&t.Spec, fld.Child("spec"))...)
+}

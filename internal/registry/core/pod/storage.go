@@ -1,0 +1,159 @@
+package pod
+
+import (
+	"context"
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/svcplane/svcplane/internal/registry/resource"
+)
+
+// Definition returns the pods resource.
+func Definition() *resource.Definition {
+	return &resource.Definition{
+		GroupVersion: corev1.SchemeGroupVersion, Kind: "Pod",
+		Resource: "pods", Singular: "pod", Namespaced: true,
+		ShortNames: []string{"po"}, Categories: []string{"all"},
+		New:        func() runtime.Object { return &corev1.Pod{} },
+		NewList:    func() runtime.Object { return &corev1.PodList{} },
+		Default:    func(obj runtime.Object) { DefaultPodSpec(&obj.(*corev1.Pod).Spec) },
+		Generation: true,
+		Status:     &resource.StatusDefinition{},
+		PrepareForCreate: func(ctx context.Context, obj runtime.Object) {
+			p := obj.(*corev1.Pod)
+			p.Status = corev1.PodStatus{Phase: corev1.PodPending, QOSClass: qosClass(&p.Spec)}
+		},
+		Validate: func(ctx context.Context, obj runtime.Object) field.ErrorList {
+			return ValidatePodSpec(&obj.(*corev1.Pod).Spec, field.NewPath("spec"))
+		},
+		ValidateUpdate:      validateUpdate,
+		CheckGracefulDelete: checkGracefulDelete,
+		FieldLabelNames: []string{"spec.nodeName", "spec.restartPolicy", "spec.schedulerName",
+			"spec.serviceAccountName", "spec.hostNetwork", "status.phase", "status.podIP",
+			"status.podIPs", "status.nominatedNodeName"},
+		FieldLabels: fieldLabels,
+		Columns:     columns,
+		Row:         row,
+	}
+}
+
+func fieldLabels(obj runtime.Object) fields.Set {
+	p := obj.(*corev1.Pod)
+	podIP := ""
+	if len(p.Status.PodIPs) > 0 {
+		podIP = p.Status.PodIPs[0].IP
+	}
+	return fields.Set{
+		"spec.nodeName":            p.Spec.NodeName,
+		"spec.restartPolicy":       string(p.Spec.RestartPolicy),
+		"spec.schedulerName":       p.Spec.SchedulerName,
+		"spec.serviceAccountName":  p.Spec.ServiceAccountName,
+		"spec.hostNetwork":         fmt.Sprint(p.Spec.HostNetwork),
+		"status.phase":             string(p.Status.Phase),
+		"status.podIP":             podIP,
+		"status.nominatedNodeName": p.Status.NominatedNodeName,
+	}
+}
+
+// validateUpdate enforces upstream's rule that a pod's spec is immutable
+// apart from a few fields.
+func validateUpdate(ctx context.Context, obj, old runtime.Object) field.ErrorList {
+	p, o := obj.(*corev1.Pod), old.(*corev1.Pod)
+	errs := ValidatePodSpec(&p.Spec, field.NewPath("spec"))
+	mutable := o.Spec.DeepCopy()
+	for i := range mutable.Containers {
+		if i < len(p.Spec.Containers) {
+			mutable.Containers[i].Image = p.Spec.Containers[i].Image
+		}
+	}
+	for i := range mutable.InitContainers {
+		if i < len(p.Spec.InitContainers) {
+			mutable.InitContainers[i].Image = p.Spec.InitContainers[i].Image
+		}
+	}
+	mutable.ActiveDeadlineSeconds = p.Spec.ActiveDeadlineSeconds
+	mutable.Tolerations = p.Spec.Tolerations
+	mutable.TerminationGracePeriodSeconds = p.Spec.TerminationGracePeriodSeconds
+	if !apiequality.Semantic.DeepEqual(mutable, &p.Spec) {
+		errs = append(errs, field.Forbidden(field.NewPath("spec"),
+			"pod updates may not change fields other than `spec.containers[*].image`,`spec.initContainers[*].image`,`spec.activeDeadlineSeconds`,`spec.tolerations` (only additions to existing tolerations),`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously negative)"))
+	}
+	return errs
+}
+
+// checkGracefulDelete gives pods their termination grace period, except
+// pods that never ran on a node or have finished, which go at once.
+func checkGracefulDelete(ctx context.Context, obj runtime.Object, options *metav1.DeleteOptions) bool {
+	p := obj.(*corev1.Pod)
+	var period int64
+	switch {
+	case options.GracePeriodSeconds != nil:
+		period = *options.GracePeriodSeconds
+	case p.Spec.TerminationGracePeriodSeconds != nil:
+		period = *p.Spec.TerminationGracePeriodSeconds
+	}
+	if p.Spec.NodeName == "" || p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed {
+		period = 0
+	}
+	if period < 0 {
+		period = 1
+	}
+	options.GracePeriodSeconds = &period
+	return true
+}
+
+func qosClass(spec *corev1.PodSpec) corev1.PodQOSClass {
+	requests, limits := false, true
+	for _, c := range spec.Containers {
+		if len(c.Resources.Requests) > 0 || len(c.Resources.Limits) > 0 {
+			requests = true
+		}
+		if len(c.Resources.Limits) == 0 {
+			limits = false
+		}
+	}
+	switch {
+	case !requests:
+		return corev1.PodQOSBestEffort
+	case limits && guaranteed(spec):
+		return corev1.PodQOSGuaranteed
+	}
+	return corev1.PodQOSBurstable
+}
+
+func guaranteed(spec *corev1.PodSpec) bool {
+	for _, c := range spec.Containers {
+		for _, r := range []corev1.ResourceName{corev1.ResourceCPU, corev1.ResourceMemory} {
+			l, ok := c.Resources.Limits[r]
+			if !ok {
+				return false
+			}
+			if q, ok := c.Resources.Requests[r]; ok && q.Cmp(l) != 0 {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// readinessGates prints "ready/total" of the pod's readiness gates.
+func readinessGates(p *corev1.Pod) string {
+	if len(p.Spec.ReadinessGates) == 0 {
+		return "<none>"
+	}
+	ready := 0
+	for _, g := range p.Spec.ReadinessGates {
+		for _, c := range p.Status.Conditions {
+			if c.Type == g.ConditionType && c.Status == corev1.ConditionTrue {
+				ready++
+			}
+		}
+	}
+	return fmt.Sprintf("%d/%d", ready, len(p.Spec.ReadinessGates))
+}

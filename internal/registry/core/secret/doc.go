@@ -1,0 +1,2 @@
+// Package secret defines the secrets resource.
+package secret

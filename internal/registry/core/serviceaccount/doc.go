@@ -1,0 +1,2 @@
+// Package serviceaccount defines the serviceaccounts resource.
+package serviceaccount

@@ -1,0 +1,79 @@
+package ipaddress
+
+import (
+	"context"
+	"net/netip"
+
+	networkingv1 "k8s.io/api/networking/v1"
+	apivalidation "k8s.io/apimachinery/pkg/api/validation"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/svcplane/svcplane/internal/registry/resource"
+)
+
+// Definition returns the ipaddresses resource.
+func Definition() *resource.Definition {
+	return &resource.Definition{
+		GroupVersion: networkingv1.SchemeGroupVersion, Kind: "IPAddress",
+		Resource: "ipaddresses", Singular: "ipaddress", ShortNames: []string{"ip"},
+		NameValidation: ValidateName,
+		New:            func() runtime.Object { return &networkingv1.IPAddress{} },
+		NewList:        func() runtime.Object { return &networkingv1.IPAddressList{} },
+		Validate: func(ctx context.Context, obj runtime.Object) field.ErrorList {
+			return validateParentRef(obj.(*networkingv1.IPAddress).Spec.ParentRef)
+		},
+		ValidateUpdate: func(ctx context.Context, obj, old runtime.Object) field.ErrorList {
+			return apivalidation.ValidateImmutableField(obj.(*networkingv1.IPAddress).Spec.ParentRef,
+				old.(*networkingv1.IPAddress).Spec.ParentRef, field.NewPath("spec", "parentRef"))
+		},
+		Columns: []metav1.TableColumnDefinition{
+			resource.Column("ParentRef", "string", 0, "ParentRef references the resource that an IPAddress is attached to."),
+		},
+		Row: func(obj runtime.Object) []interface{} {
+			ref := obj.(*networkingv1.IPAddress).Spec.ParentRef
+			if ref == nil {
+				return []interface{}{"<none>"}
+			}
+			gr := ref.Resource
+			if ref.Group != "" {
+				gr += "." + ref.Group
+			}
+			return []interface{}{gr + "/" + ref.Namespace + "/" + ref.Name}
+		},
+	}
+}
+
+// ValidateName requires the name to be an IP address in canonical form.
+func ValidateName(name string, prefix bool) []string {
+	if prefix {
+		return []string{"prefix not allowed"}
+	}
+	ip, err := netip.ParseAddr(name)
+	if err != nil || ip.Zone() != "" {
+		return []string{"must be a valid IP address"}
+	}
+	if ip.String() != name {
+		return []string{"must be in canonical form (\"" + ip.String() + "\")"}
+	}
+	if ip.IsUnspecified() || ip.IsLoopback() || ip.IsLinkLocalUnicast() || ip.IsMulticast() {
+		return []string{"may not be an unspecified, loopback, link-local or multicast address"}
+	}
+	return nil
+}
+
+func validateParentRef(ref *networkingv1.ParentReference) field.ErrorList {
+	p := field.NewPath("spec", "parentRef")
+	if ref == nil {
+		return field.ErrorList{field.Required(p, "")}
+	}
+	var errs field.ErrorList
+	if ref.Resource == "" {
+		errs = append(errs, field.Required(p.Child("resource"), ""))
+	}
+	if ref.Name == "" {
+		errs = append(errs, field.Required(p.Child("name"), ""))
+	}
+	return errs
+}

@@ -1,0 +1,36 @@
+// Package registry lists every resource svcplane serves. Each resource has
+// its own package below (defaults, validation, table columns); the shared
+// machinery is in registry/resource.
+package registry
+
+import (
+	"github.com/svcplane/svcplane/internal/registry/apps/deployment"
+	"github.com/svcplane/svcplane/internal/registry/apps/replicaset"
+	"github.com/svcplane/svcplane/internal/registry/coordination/lease"
+	"github.com/svcplane/svcplane/internal/registry/core/configmap"
+	"github.com/svcplane/svcplane/internal/registry/core/endpoints"
+	"github.com/svcplane/svcplane/internal/registry/core/event"
+	"github.com/svcplane/svcplane/internal/registry/core/namespace"
+	"github.com/svcplane/svcplane/internal/registry/core/node"
+	"github.com/svcplane/svcplane/internal/registry/core/pod"
+	"github.com/svcplane/svcplane/internal/registry/core/secret"
+	"github.com/svcplane/svcplane/internal/registry/core/service"
+	"github.com/svcplane/svcplane/internal/registry/core/serviceaccount"
+	"github.com/svcplane/svcplane/internal/registry/discovery/endpointslice"
+	"github.com/svcplane/svcplane/internal/registry/networking/ipaddress"
+	"github.com/svcplane/svcplane/internal/registry/networking/servicecidr"
+	"github.com/svcplane/svcplane/internal/registry/resource"
+)
+
+// Definitions returns a fresh definition of every served resource.
+func Definitions() []*resource.Definition {
+	return []*resource.Definition{
+		namespace.Definition(), service.Definition(), endpoints.Definition(), pod.Definition(),
+		node.Definition(), event.Definition(), configmap.Definition(), secret.Definition(),
+		serviceaccount.Definition(),
+		deployment.Definition(), replicaset.Definition(),
+		endpointslice.Definition(),
+		lease.Definition(),
+		ipaddress.Definition(), servicecidr.Definition(),
+	}
+}

@@ -1,0 +1,114 @@
+package resource
+
+import (
+	"context"
+
+	apivalidation "k8s.io/apimachinery/pkg/api/validation"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+)
+
+// Definition states everything particular to one served resource.
+type Definition struct {
+	// GroupVersion and Kind of the served type; Resource is the plural name,
+	// Singular the singular one.
+	GroupVersion schema.GroupVersion
+	Kind         string
+	Resource     string
+	Singular     string
+	Namespaced   bool
+	ShortNames   []string
+	Categories   []string
+
+	New     func() runtime.Object
+	NewList func() runtime.Object
+
+	// EtcdPrefix overrides the key prefix under /registry (e.g. "minions"
+	// for nodes, "services/specs" for services). Empty means Resource.
+	EtcdPrefix string
+
+	// NameValidation checks metadata.name; nil means DNS-1123 subdomain.
+	NameValidation apivalidation.ValidateNameFunc
+
+	// Default fills in defaults; it is registered in the scheme so that it
+	// runs on every decoded request body, as upstream's SetDefaults_* do.
+	Default func(obj runtime.Object)
+
+	// PrepareForCreate and PrepareForUpdate run before validation.
+	PrepareForCreate func(ctx context.Context, obj runtime.Object)
+	PrepareForUpdate func(ctx context.Context, obj, old runtime.Object)
+
+	// Validate checks a whole object (metadata.name and the generic object
+	// meta checks are done already). ValidateUpdate additionally checks the
+	// transition; nil means Validate on the new object.
+	Validate       func(ctx context.Context, obj runtime.Object) field.ErrorList
+	ValidateUpdate func(ctx context.Context, obj, old runtime.Object) field.ErrorList
+
+	// Status describes the /status subresource; nil means none. The main
+	// resource never changes status; /status never changes spec.
+	Status *StatusDefinition
+
+	// Generation: bump metadata.generation when the spec changes (and set it
+	// to 1 on create).
+	Generation bool
+
+	// KeepStatusOnCreate keeps a status given at create time (nodes, pods'
+	// phase is set by PrepareForCreate instead); otherwise it is reset.
+	KeepStatusOnCreate bool
+
+	AllowCreateOnUpdate bool
+	// DisallowUnconditionalUpdate requires a resourceVersion on update.
+	DisallowUnconditionalUpdate bool
+
+	// TTLSeconds, when non-zero, expires objects after that long (events).
+	TTLSeconds uint64
+
+	// CheckGracefulDelete decides whether a delete is graceful and sets
+	// options.GracePeriodSeconds (pods); nil means deletes are immediate.
+	CheckGracefulDelete func(ctx context.Context, obj runtime.Object, options *metav1.DeleteOptions) bool
+
+	// OmitNameColumn leaves the NAME column out of the table (events print
+	// their name only with -o wide).
+	OmitNameColumn bool
+
+	// Columns and Row give the Table output (kubectl get). The NAME column
+	// comes first and is added by this package.
+	Columns []metav1.TableColumnDefinition
+	Row     func(obj runtime.Object) []interface{}
+
+	// FieldLabels adds field selector attributes beyond metadata.name and
+	// metadata.namespace.
+	FieldLabels func(obj runtime.Object) fields.Set
+	// FieldLabelNames lists the keys FieldLabels sets (the scheme refuses
+	// any other with upstream's "field label not supported" error).
+	FieldLabelNames []string
+}
+
+// StatusDefinition describes a /status subresource.
+type StatusDefinition struct {
+	// PrepareForUpdate runs after spec has been copied from old.
+	PrepareForUpdate func(ctx context.Context, obj, old runtime.Object)
+	// ValidateUpdate checks a status update; nil means no extra checks.
+	ValidateUpdate func(ctx context.Context, obj, old runtime.Object) field.ErrorList
+}
+
+// GroupResource returns the definition's group and plural resource.
+func (d *Definition) GroupResource() schema.GroupResource {
+	return schema.GroupResource{Group: d.GroupVersion.Group, Resource: d.Resource}
+}
+
+// GroupVersionKind returns the served kind.
+func (d *Definition) GroupVersionKind() schema.GroupVersionKind {
+	return d.GroupVersion.WithKind(d.Kind)
+}
+
+// Prefix returns the etcd key prefix below /registry.
+func (d *Definition) Prefix() string {
+	if d.EtcdPrefix != "" {
+		return d.EtcdPrefix
+	}
+	return d.Resource
+}

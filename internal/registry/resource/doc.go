@@ -1,0 +1,13 @@
+// Package resource turns a small per-resource Definition (defaults,
+// validation, table columns, field selectors, status split) into
+// k8s.io/apiserver generic registry stores and the REST handlers for their
+// subresources.
+//
+// Every served resource is described by one Definition in its own package
+// under internal/registry/<group>/<resource>; this package holds the parts
+// they all share so that a resource package only states what is particular to
+// its kind. Guarantees: on the main resource the status is never changed by an
+// update (and is reset as the Definition says on create); on /status only the
+// status (and metadata) change; metadata.generation is bumped only when the
+// spec changes, for kinds that track it.
+package resource

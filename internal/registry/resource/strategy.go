@@ -1,0 +1,180 @@
+package resource
+
+import (
+	"context"
+	"reflect"
+
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/api/meta"
+	apivalidation "k8s.io/apimachinery/pkg/api/validation"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/apiserver/pkg/storage/names"
+	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
+)
+
+// strategy implements the create, update and delete strategies of the main
+// resource from a Definition.
+type strategy struct {
+	runtime.ObjectTyper
+	names.NameGenerator
+	def *Definition
+}
+
+func newStrategy(typer runtime.ObjectTyper, def *Definition) *strategy {
+	return &strategy{ObjectTyper: typer, NameGenerator: names.SimpleNameGenerator, def: def}
+}
+
+func (s *strategy) NamespaceScoped() bool { return s.def.Namespaced }
+
+func (s *strategy) PrepareForCreate(ctx context.Context, obj runtime.Object) {
+	if s.def.Status != nil && !s.def.KeepStatusOnCreate {
+		resetField(obj, "Status")
+	}
+	if s.def.Generation {
+		if m, err := meta.Accessor(obj); err == nil {
+			m.SetGeneration(1)
+		}
+	}
+	if s.def.PrepareForCreate != nil {
+		s.def.PrepareForCreate(ctx, obj)
+	}
+}
+
+func (s *strategy) PrepareForUpdate(ctx context.Context, obj, old runtime.Object) {
+	if s.def.Status != nil {
+		copyField(obj, old, "Status")
+	}
+	if s.def.PrepareForUpdate != nil {
+		s.def.PrepareForUpdate(ctx, obj, old)
+	}
+	if s.def.Generation {
+		bumpGenerationOnSpecChange(obj, old)
+	}
+}
+
+func (s *strategy) Validate(ctx context.Context, obj runtime.Object) field.ErrorList {
+	errs := s.validateMeta(obj)
+	if s.def.Validate != nil {
+		errs = append(errs, s.def.Validate(ctx, obj)...)
+	}
+	return errs
+}
+
+func (s *strategy) validateMeta(obj runtime.Object) field.ErrorList {
+	m, err := meta.Accessor(obj)
+	if err != nil {
+		return field.ErrorList{field.InternalError(field.NewPath("metadata"), err)}
+	}
+	nameFn := s.def.NameValidation
+	if nameFn == nil {
+		nameFn = apivalidation.NameIsDNSSubdomain
+	}
+	return apivalidation.ValidateObjectMetaAccessor(m, s.def.Namespaced, nameFn, field.NewPath("metadata"))
+}
+
+func (s *strategy) ValidateUpdate(ctx context.Context, obj, old runtime.Object) field.ErrorList {
+	errs := s.validateMetaUpdate(obj, old)
+	switch {
+	case s.def.ValidateUpdate != nil:
+		errs = append(errs, s.def.ValidateUpdate(ctx, obj, old)...)
+	case s.def.Validate != nil:
+		errs = append(errs, s.def.Validate(ctx, obj)...)
+	}
+	return errs
+}
+
+func (s *strategy) validateMetaUpdate(obj, old runtime.Object) field.ErrorList {
+	m, err1 := meta.Accessor(obj)
+	o, err2 := meta.Accessor(old)
+	if err1 != nil || err2 != nil {
+		return field.ErrorList{field.InternalError(field.NewPath("metadata"), err1)}
+	}
+	return apivalidation.ValidateObjectMetaAccessorUpdate(m, o, field.NewPath("metadata"))
+}
+
+func (s *strategy) WarningsOnCreate(ctx context.Context, obj runtime.Object) []string { return nil }
+func (s *strategy) WarningsOnUpdate(ctx context.Context, obj, old runtime.Object) []string {
+	return nil
+}
+func (s *strategy) Canonicalize(obj runtime.Object) {}
+
+// CheckGracefulDelete implements rest.RESTGracefulDeleteStrategy.
+func (s *strategy) CheckGracefulDelete(ctx context.Context, obj runtime.Object, options *metav1.DeleteOptions) bool {
+	if s.def.CheckGracefulDelete == nil {
+		return false
+	}
+	return s.def.CheckGracefulDelete(ctx, obj, options)
+}
+func (s *strategy) AllowCreateOnUpdate() bool      { return s.def.AllowCreateOnUpdate }
+func (s *strategy) AllowUnconditionalUpdate() bool { return !s.def.DisallowUnconditionalUpdate }
+func (s *strategy) GetResetFields() map[fieldpath.APIVersion]*fieldpath.Set {
+	if s.def.Status == nil {
+		return nil
+	}
+	return resetFields(s.def, "status")
+}
+
+// statusStrategy is the strategy of the /status subresource: the spec and
+// the rest of the object stay as stored, only status (and metadata) change.
+type statusStrategy struct{ *strategy }
+
+func (s statusStrategy) PrepareForUpdate(ctx context.Context, obj, old runtime.Object) {
+	copyField(obj, old, "Spec")
+	if sd := s.def.Status; sd != nil && sd.PrepareForUpdate != nil {
+		sd.PrepareForUpdate(ctx, obj, old)
+	}
+}
+
+func (s statusStrategy) ValidateUpdate(ctx context.Context, obj, old runtime.Object) field.ErrorList {
+	errs := s.validateMetaUpdate(obj, old)
+	if sd := s.def.Status; sd != nil && sd.ValidateUpdate != nil {
+		errs = append(errs, sd.ValidateUpdate(ctx, obj, old)...)
+	}
+	return errs
+}
+
+func (s statusStrategy) GetResetFields() map[fieldpath.APIVersion]*fieldpath.Set {
+	return resetFields(s.def, "spec")
+}
+
+func resetFields(def *Definition, name string) map[fieldpath.APIVersion]*fieldpath.Set {
+	return map[fieldpath.APIVersion]*fieldpath.Set{
+		fieldpath.APIVersion(def.GroupVersion.String()): fieldpath.NewSet(fieldpath.MakePathOrDie(name)),
+	}
+}
+
+// copyField sets obj.<name> = old.<name> when both objects have that field.
+func copyField(obj, old runtime.Object, name string) {
+	dst := reflect.ValueOf(obj).Elem().FieldByName(name)
+	src := reflect.ValueOf(old).Elem().FieldByName(name)
+	if dst.IsValid() && src.IsValid() && dst.CanSet() {
+		dst.Set(src)
+	}
+}
+
+// resetField sets obj.<name> to its zero value.
+func resetField(obj runtime.Object, name string) {
+	f := reflect.ValueOf(obj).Elem().FieldByName(name)
+	if f.IsValid() && f.CanSet() {
+		f.Set(reflect.Zero(f.Type()))
+	}
+}
+
+func bumpGenerationOnSpecChange(obj, old runtime.Object) {
+	n, err1 := meta.Accessor(obj)
+	o, err2 := meta.Accessor(old)
+	if err1 != nil || err2 != nil {
+		return
+	}
+	newSpec := reflect.ValueOf(obj).Elem().FieldByName("Spec")
+	oldSpec := reflect.ValueOf(old).Elem().FieldByName("Spec")
+	if !newSpec.IsValid() || !oldSpec.IsValid() {
+		return
+	}
+	n.SetGeneration(o.GetGeneration())
+	if !apiequality.Semantic.DeepEqual(newSpec.Interface(), oldSpec.Interface()) {
+		n.SetGeneration(o.GetGeneration() + 1)
+	}
+}
