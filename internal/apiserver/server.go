@@ -144,6 +144,14 @@ func (s *Server) applyServing(o *Options, c *genericapiserver.Config) error {
 	ss.BindPort = o.SecurePort
 	ss.ServerCert.CertKey = genericoptions.CertKey{CertFile: certFile, KeyFile: keyFile}
 	ss.ServerCert.CertDirectory = ""
+	if o.SecurePort == 0 {
+		// Port 0 means "pick a free one" here (tests, side-by-side servers);
+		// the generic options would read it as "serving disabled".
+		addr := net.JoinHostPort(o.BindAddress, "0")
+		if ss.Listener, ss.BindPort, err = genericoptions.CreateListener("tcp", addr, net.ListenConfig{}); err != nil {
+			return err
+		}
+	}
 	if err := ss.ApplyTo(&c.SecureServing, &c.LoopbackClientConfig); err != nil {
 		return err
 	}

@@ -1,0 +1,106 @@
+package framework
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"testing"
+	"time"
+
+	"k8s.io/client-go/kubernetes"
+	restclient "k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/svcplane/svcplane/internal/apiserver"
+)
+
+// Server is a running test server.
+type Server struct {
+	*apiserver.Server
+	// Config is the admin client configuration (from the written kubeconfig).
+	Config *restclient.Config
+	Client kubernetes.Interface
+	stop   context.CancelFunc
+	done   chan error
+}
+
+// Start runs a server in dataDir (a temporary directory when empty) and
+// waits until /readyz answers 200. Call Stop when done.
+func Start(dataDir string) (*Server, error) {
+	if dataDir == "" {
+		d, err := os.MkdirTemp("", "svcplane-it-")
+		if err != nil {
+			return nil, err
+		}
+		dataDir = d
+	}
+	o := apiserver.NewOptions()
+	o.DataDir, o.SecurePort, o.BindAddress = dataDir, 0, "127.0.0.1"
+	ctx, cancel := context.WithCancel(context.Background())
+	s, err := apiserver.New(ctx, o)
+	if err != nil {
+		cancel()
+		return nil, err
+	}
+	ts := &Server{Server: s, stop: cancel, done: make(chan error, 1)}
+	go func() { ts.done <- s.Run(ctx) }()
+	if ts.Config, err = clientcmd.BuildConfigFromFlags("", s.Kubeconfig); err != nil {
+		ts.Stop()
+		return nil, err
+	}
+	ts.Config.QPS, ts.Config.Burst = -1, 0
+	if ts.Client, err = kubernetes.NewForConfig(ts.Config); err != nil {
+		ts.Stop()
+		return nil, err
+	}
+	if err := ts.waitReady(60 * time.Second); err != nil {
+		ts.Stop()
+		return nil, err
+	}
+	return ts, nil
+}
+
+func (s *Server) waitReady(timeout time.Duration) error {
+	deadline := time.Now().Add(timeout)
+	var last error
+	for time.Now().Before(deadline) {
+		select {
+		case err := <-s.done:
+			return fmt.Errorf("server exited: %v", err)
+		default:
+		}
+		body, err := s.Client.Discovery().RESTClient().Get().AbsPath("/readyz").DoRaw(context.Background())
+		if err == nil {
+			return nil
+		}
+		last = fmt.Errorf("%v: %s", err, body)
+		time.Sleep(50 * time.Millisecond)
+	}
+	return fmt.Errorf("not ready after %s: %v", timeout, last)
+}
+
+// Stop shuts the server down and waits for it.
+func (s *Server) Stop() error {
+	s.stop()
+	select {
+	case err := <-s.done:
+		return err
+	case <-time.After(60 * time.Second):
+		return fmt.Errorf("server did not stop within 60s")
+	}
+}
+
+// StartT starts a server for one test and stops it at cleanup.
+func StartT(t testing.TB) *Server {
+	t.Helper()
+	s, err := Start(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := s.Stop(); err != nil {
+			t.Errorf("stop: %v", err)
+		}
+	})
+	return s
+}

@@ -1,0 +1,34 @@
+package integration
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"testing"
+
+	"github.com/svcplane/svcplane/test/integration/framework"
+)
+
+// server is shared by the tests of this package that need no server of
+// their own.
+var server *framework.Server
+
+func TestMain(m *testing.M) {
+	flag.Parse()
+	if testing.Short() {
+		os.Exit(0)
+	}
+	s, err := framework.Start("")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "starting server:", err)
+		os.Exit(1)
+	}
+	server = s
+	code := m.Run()
+	if err := s.Stop(); err != nil {
+		fmt.Fprintln(os.Stderr, "stopping server:", err)
+		code = 1
+	}
+	os.RemoveAll(s.Options.DataDir)
+	os.Exit(code)
+}
