@@ -1,0 +1,113 @@
+package integration
+
+import (
+	"strings"
+	"testing"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+func deployment(name string) *appsv1.Deployment {
+	labels := map[string]string{"app": name}
+	return &appsv1.Deployment{
+		ObjectMeta: metav1.ObjectMeta{Name: name},
+		Spec: appsv1.DeploymentSpec{
+			Selector: &metav1.LabelSelector{MatchLabels: labels},
+			Template: corev1.PodTemplateSpec{
+				ObjectMeta: metav1.ObjectMeta{Labels: labels},
+				Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "nginx:1.27"}}},
+			},
+		},
+	}
+}
+
+func TestDeploymentDefaultsGenerationStatusAndScale(t *testing.T) {
+	c := server.Client
+	ns := newNamespace(t, c)
+	ds := c.AppsV1().Deployments(ns)
+	d := must(ds.Create(ctx, deployment("web"), metav1.CreateOptions{}))
+	if *d.Spec.Replicas != 1 || d.Spec.Strategy.Type != appsv1.RollingUpdateDeploymentStrategyType ||
+		d.Spec.Strategy.RollingUpdate.MaxSurge.StrVal != "25%" || *d.Spec.RevisionHistoryLimit != 10 ||
+		*d.Spec.ProgressDeadlineSeconds != 600 || d.Spec.Template.Spec.RestartPolicy != corev1.RestartPolicyAlways ||
+		d.Spec.Template.Spec.Containers[0].ImagePullPolicy != corev1.PullIfNotPresent {
+		t.Fatalf("defaults missing: %+v", d.Spec)
+	}
+	if d.Generation != 1 {
+		t.Fatalf("generation on create = %d", d.Generation)
+	}
+	// Metadata-only change: generation stays.
+	d.Labels = map[string]string{"x": "y"}
+	d = must(ds.Update(ctx, d, metav1.UpdateOptions{}))
+	if d.Generation != 1 {
+		t.Fatalf("generation after label change = %d", d.Generation)
+	}
+	// Status through the main resource is ignored.
+	d.Status.Replicas = 7
+	d = must(ds.Update(ctx, d, metav1.UpdateOptions{}))
+	if d.Status.Replicas != 0 {
+		t.Fatal("main resource update changed status")
+	}
+	// /status changes status only.
+	d.Status.Replicas = 3
+	d.Spec.Paused = true
+	d = must(ds.UpdateStatus(ctx, d, metav1.UpdateOptions{}))
+	if d.Status.Replicas != 3 || d.Spec.Paused {
+		t.Fatalf("status update: replicas=%d paused=%v", d.Status.Replicas, d.Spec.Paused)
+	}
+	// /scale changes spec.replicas and bumps generation.
+	sc := must(ds.GetScale(ctx, "web", metav1.GetOptions{}))
+	if sc.Spec.Replicas != 1 || sc.Status.Replicas != 3 || sc.Status.Selector != "app=web" {
+		t.Fatalf("scale: %+v", sc)
+	}
+	sc.Spec.Replicas = 5
+	must(ds.UpdateScale(ctx, "web", sc, metav1.UpdateOptions{}))
+	d = must(ds.Get(ctx, "web", metav1.GetOptions{}))
+	if *d.Spec.Replicas != 5 || d.Generation != 2 {
+		t.Fatalf("after scale: replicas=%d generation=%d", *d.Spec.Replicas, d.Generation)
+	}
+	sc.Spec.Replicas = -1
+	if _, err := ds.UpdateScale(ctx, "web", sc, metav1.UpdateOptions{}); !apierrors.IsInvalid(err) && !apierrors.IsConflict(err) {
+		t.Fatalf("negative scale: %v", err)
+	}
+	bad := deployment("bad")
+	bad.Spec.Template.Labels = map[string]string{"app": "other"}
+	_, err := ds.Create(ctx, bad, metav1.CreateOptions{})
+	if !apierrors.IsInvalid(err) || !strings.Contains(err.Error(), "spec.template.metadata.labels: Invalid value: {\"app\":\"other\"}: `selector` does not match template `labels`") {
+		t.Fatalf("selector mismatch: %v", err)
+	}
+}
+
+func TestNamespaceLifecycle(t *testing.T) {
+	c := server.Client
+	_, err := c.CoreV1().ConfigMaps("does-not-exist").Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "x"}}, metav1.CreateOptions{})
+	if !apierrors.IsNotFound(err) || !strings.Contains(err.Error(), `namespaces "does-not-exist" not found`) {
+		t.Fatalf("create in missing namespace: %v", err)
+	}
+	ns := newNamespace(t, c)
+	got := must(c.CoreV1().Namespaces().Get(ctx, ns, metav1.GetOptions{}))
+	if got.Status.Phase != corev1.NamespaceActive || got.Labels[corev1.LabelMetadataName] != ns ||
+		len(got.Spec.Finalizers) != 1 || got.Spec.Finalizers[0] != corev1.FinalizerKubernetes {
+		t.Fatalf("new namespace: %+v", got)
+	}
+	noErr(t, c.CoreV1().Namespaces().Delete(ctx, ns, metav1.DeleteOptions{}))
+	got = must(c.CoreV1().Namespaces().Get(ctx, ns, metav1.GetOptions{}))
+	if got.Status.Phase != corev1.NamespaceTerminating || got.DeletionTimestamp == nil {
+		t.Fatalf("deleted namespace: phase=%s deletionTimestamp=%v", got.Status.Phase, got.DeletionTimestamp)
+	}
+	_, err = c.CoreV1().ConfigMaps(ns).Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "x"}}, metav1.CreateOptions{})
+	if !apierrors.IsForbidden(err) || !strings.Contains(err.Error(), "because it is being terminated") {
+		t.Fatalf("create in terminating namespace: %v", err)
+	}
+	// Emptying spec.finalizers through /finalize removes the namespace.
+	got.Spec.Finalizers = nil
+	must(c.CoreV1().Namespaces().Finalize(ctx, got, metav1.UpdateOptions{}))
+	if _, err := c.CoreV1().Namespaces().Get(ctx, ns, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+		t.Fatalf("namespace still there after finalize: %v", err)
+	}
+	for _, sys := range []string{"default", "kube-system", "kube-public", "kube-node-lease"} {
+		must(c.CoreV1().Namespaces().Get(ctx, sys, metav1.GetOptions{}))
+	}
+}
