@@ -24,9 +24,15 @@ type Server struct {
 	done   chan error
 }
 
+// Options are the server options a test may change.
+type Options = apiserver.Options
+
 // Start runs a server in dataDir (a temporary directory when empty) and
 // waits until /readyz answers 200. Call Stop when done.
-func Start(dataDir string) (*Server, error) {
+func Start(dataDir string) (*Server, error) { return StartWith(dataDir, nil) }
+
+// StartWith is Start with a function that adjusts the options.
+func StartWith(dataDir string, adjust func(*Options)) (*Server, error) {
 	if dataDir == "" {
 		d, err := os.MkdirTemp("", "svcplane-it-")
 		if err != nil {
@@ -36,6 +42,9 @@ func Start(dataDir string) (*Server, error) {
 	}
 	o := apiserver.NewOptions()
 	o.DataDir, o.SecurePort, o.BindAddress = dataDir, 0, "127.0.0.1"
+	if adjust != nil {
+		adjust(o)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	s, err := apiserver.New(ctx, o)
 	if err != nil {

@@ -1,0 +1,67 @@
+package integration
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/svcplane/svcplane/test/integration/framework"
+)
+
+// TestRestartKeepsObjectsInKubernetesLayout stores objects, checks their
+// etcd keys and protobuf encoding, restarts the server on the same data dir
+// and finds them again.
+func TestRestartKeepsObjectsInKubernetesLayout(t *testing.T) {
+	dir := t.TempDir()
+	s, err := framework.Start(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := s.Client
+	must(c.CoreV1().Services("default").Create(ctx, &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: "keep"},
+		Spec: corev1.ServiceSpec{Ports: []corev1.ServicePort{{Port: 80}}}}, metav1.CreateOptions{}))
+	must(c.CoreV1().Nodes().Create(ctx, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n1"}}, metav1.CreateOptions{}))
+
+	ports, err := os.ReadFile(filepath.Join(dir, "etcd-ports"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ec, err := clientv3.New(clientv3.Config{Endpoints: []string{"http://127.0.0.1:" + strings.Fields(string(ports))[0]}, DialTimeout: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, key := range []string{"/registry/services/specs/default/keep", "/registry/minions/n1", "/registry/namespaces/kube-system"} {
+		cctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		resp, err := ec.Get(cctx, key)
+		cancel()
+		if err != nil || len(resp.Kvs) != 1 {
+			t.Fatalf("etcd key %s: %v (%d kvs)", key, err, len(resp.Kvs))
+		}
+		if !bytes.HasPrefix(resp.Kvs[0].Value, []byte("k8s\x00")) {
+			t.Fatalf("etcd key %s is not protobuf-encoded: %q", key, resp.Kvs[0].Value[:16])
+		}
+	}
+	ec.Close()
+	if err := s.Stop(); err != nil {
+		t.Fatal(err)
+	}
+
+	s, err = framework.Start(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Stop()
+	svc := must(s.Client.CoreV1().Services("default").Get(ctx, "keep", metav1.GetOptions{}))
+	if svc.Spec.Ports[0].Port != 80 {
+		t.Fatalf("service after restart: %+v", svc.Spec)
+	}
+	must(s.Client.CoreV1().Nodes().Get(ctx, "n1", metav1.GetOptions{}))
+}
