@@ -1,0 +1,43 @@
+package apiserver
+
+import (
+	"context"
+	"testing"
+
+	"k8s.io/apiserver/pkg/authentication/user"
+	"k8s.io/apiserver/pkg/authorization/authorizer"
+)
+
+func TestBootstrapAuthorizer(t *testing.T) {
+	u := func(groups ...string) user.Info {
+		return &user.DefaultInfo{Name: "u", Groups: append(groups, groupAuthenticated)}
+	}
+	res := func(who user.Info, verb, group, resource, sub string) authorizer.Attributes {
+		return authorizer.AttributesRecord{User: who, Verb: verb, APIGroup: group, Resource: resource,
+			Subresource: sub, ResourceRequest: true}
+	}
+	cases := []struct {
+		name  string
+		attrs authorizer.Attributes
+		allow bool
+	}{
+		{"masters delete anything", res(u(GroupMasters), "delete", "apps", "deployments", ""), true},
+		{"proxier lists services", res(u(GroupNodeProxier), "list", "", "services", ""), true},
+		{"proxier watches endpointslices", res(u(GroupNodeProxier), "watch", "discovery.k8s.io", "endpointslices", ""), true},
+		{"proxier cannot create configmaps", res(u(GroupNodeProxier), "create", "", "configmaps", ""), false},
+		{"proxier cannot get secrets", res(u(GroupNodeProxier), "get", "", "secrets", ""), false},
+		{"node updates pod status", res(u(GroupNodes), "patch", "", "pods", "status"), true},
+		{"node renews leases", res(u(GroupNodes), "update", "coordination.k8s.io", "leases", ""), true},
+		{"node cannot delete services", res(u(GroupNodes), "delete", "", "services", ""), false},
+		{"nobody cannot list services", res(u(), "list", "", "services", ""), false},
+		{"authenticated reads /version", authorizer.AttributesRecord{User: u(), Verb: "get", Path: "/version"}, true},
+		{"authenticated reads /openapi/v3/apis", authorizer.AttributesRecord{User: u(), Verb: "get", Path: "/openapi/v3/apis"}, true},
+		{"authenticated cannot read /metrics", authorizer.AttributesRecord{User: u(), Verb: "get", Path: "/metrics"}, false},
+	}
+	for _, c := range cases {
+		d, _, _ := bootstrapAuthorizer{}.Authorize(context.Background(), c.attrs)
+		if (d == authorizer.DecisionAllow) != c.allow {
+			t.Errorf("%s: decision %v, want allow=%v", c.name, d, c.allow)
+		}
+	}
+}
