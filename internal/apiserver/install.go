@@ -13,6 +13,7 @@ import (
 	"github.com/svcplane/svcplane/internal/registry/apps/deployment"
 	"github.com/svcplane/svcplane/internal/registry/apps/replicaset"
 	"github.com/svcplane/svcplane/internal/registry/core/namespace"
+	"github.com/svcplane/svcplane/internal/registry/core/pod"
 	"github.com/svcplane/svcplane/internal/registry/resource"
 )
 
@@ -70,6 +71,8 @@ func storageFor(def *resource.Definition, scheme *runtime.Scheme, optsGetter gen
 		ns := namespace.NewREST(main)
 		out[def.Resource] = ns
 		out["namespaces/finalize"] = namespace.NewFinalizeREST(ns)
+	case "pods":
+		out["pods/binding"] = pod.NewBindingREST(main.Store)
 	case "deployments.apps":
 		out["deployments/scale"] = resource.NewScaleREST(main, deployment.Scale)
 	case "replicasets.apps":

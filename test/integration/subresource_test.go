@@ -111,3 +111,20 @@ func TestNamespaceLifecycle(t *testing.T) {
 		must(c.CoreV1().Namespaces().Get(ctx, sys, metav1.GetOptions{}))
 	}
 }
+
+func TestPodBinding(t *testing.T) {
+	c := server.Client
+	ns := newNamespace(t, c)
+	must(c.CoreV1().Pods(ns).Create(ctx, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "p"},
+		Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "busybox"}}}}, metav1.CreateOptions{}))
+	b := &corev1.Binding{ObjectMeta: metav1.ObjectMeta{Name: "p"}, Target: corev1.ObjectReference{Kind: "Node", Name: "n1"}}
+	noErr(t, c.CoreV1().Pods(ns).Bind(ctx, b, metav1.CreateOptions{}))
+	p := must(c.CoreV1().Pods(ns).Get(ctx, "p", metav1.GetOptions{}))
+	if p.Spec.NodeName != "n1" || len(p.Status.Conditions) != 1 || p.Status.Conditions[0].Type != corev1.PodScheduled {
+		t.Fatalf("bound pod: node=%q conditions=%+v", p.Spec.NodeName, p.Status.Conditions)
+	}
+	err := c.CoreV1().Pods(ns).Bind(ctx, b, metav1.CreateOptions{})
+	if !apierrors.IsConflict(err) || !strings.Contains(err.Error(), `pod p is already assigned to node "n1"`) {
+		t.Fatalf("second bind: %v", err)
+	}
+}
