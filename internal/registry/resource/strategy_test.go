@@ -67,7 +67,9 @@ func TestStrategyValidatesNameWithDefinitionRule(t *testing.T) {
 func TestTableConvertorListAndOmitName(t *testing.T) {
 	def := testDef()
 	def.Columns = []metav1.TableColumnDefinition{Column("Desired", "integer", 0, "")}
-	def.Row = func(obj runtime.Object) []interface{} { return []interface{}{int64(*obj.(*appsv1.ReplicaSet).Spec.Replicas)} }
+	def.Row = func(obj runtime.Object) []interface{} {
+		return []interface{}{int64(*obj.(*appsv1.ReplicaSet).Spec.Replicas)}
+	}
 	list := &appsv1.ReplicaSetList{ListMeta: metav1.ListMeta{ResourceVersion: "7", Continue: "c"},
 		Items: []appsv1.ReplicaSet{{ObjectMeta: metav1.ObjectMeta{Name: "a"}, Spec: appsv1.ReplicaSetSpec{Replicas: replicas(2)}}}}
 	table, err := newTableConvertor(def).ConvertToTable(context.Background(), list, nil)
