@@ -1,6 +1,7 @@
 package apiserver
 
 import (
+	"errors"
 	"fmt"
 	"net"
 	"net/netip"
@@ -72,7 +73,7 @@ func (o *Options) Validate() error {
 	if len(errs) == 0 {
 		return nil
 	}
-	return joinErrors(errs)
+	return errors.Join(errs...)
 }
 
 // ServiceCIDRs parses --service-cluster-ip-range: one CIDR, or two of

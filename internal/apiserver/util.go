@@ -1,9 +1,6 @@
 package apiserver
 
-import (
-	"errors"
-	"strings"
-)
+import "strings"
 
 func splitComma(s string) []string {
 	var out []string
@@ -14,5 +11,3 @@ func splitComma(s string) []string {
 	}
 	return out
 }
-
-func joinErrors(errs []error) error { return errors.Join(errs...) }

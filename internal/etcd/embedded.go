@@ -81,11 +81,7 @@ func ports(file string) (int, int, error) {
 			}
 		}
 	}
-	c, err := freePort()
-	if err != nil {
-		return 0, 0, err
-	}
-	p, err := freePort()
+	c, p, err := freePorts()
 	if err != nil {
 		return 0, 0, err
 	}
@@ -95,11 +91,18 @@ func ports(file string) (int, int, error) {
 	return c, p, nil
 }
 
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+// freePorts returns two distinct free loopback ports (both listeners are
+// held open until both are known).
+func freePorts() (int, int, error) {
+	l1, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
+	defer l1.Close()
+	l2, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, 0, err
+	}
+	defer l2.Close()
+	return l1.Addr().(*net.TCPAddr).Port, l2.Addr().(*net.TCPAddr).Port, nil
 }

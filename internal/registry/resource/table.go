@@ -29,7 +29,7 @@ func newTableConvertor(def *Definition) *tableConvertor {
 	cols = append(cols, def.Columns...)
 	row := def.Row
 	if row == nil {
-		cols = append(cols, Column("Age", "date", 0, "CreationTimestamp is a timestamp representing the server time when this object was created."))
+		cols = append(cols, AgeColumn)
 		row = func(obj runtime.Object) []interface{} { return []interface{}{AgeOf(obj)} }
 	}
 	return &tableConvertor{columns: cols, row: row, name: !def.OmitNameColumn}
@@ -72,6 +72,9 @@ func (c *tableConvertor) ConvertToTable(ctx context.Context, object runtime.Obje
 	}
 	return table, nil
 }
+
+// AgeColumn is the AGE column every kind prints.
+var AgeColumn = Column("Age", "string", 0, "CreationTimestamp is a timestamp representing the server time when this object was created.")
 
 // Column returns a table column definition; priority 1 columns show only
 // with -o wide.

@@ -38,7 +38,7 @@ func Definition() *resource.Definition {
 			resource.Column("Ready", "string", 0, "Number of the pod with ready state"),
 			resource.Column("Up-to-date", "string", 0, "Total number of non-terminated pods targeted by this deployment that have the desired template spec."),
 			resource.Column("Available", "string", 0, "Total number of available pods (ready for at least minReadySeconds) targeted by this deployment."),
-			resource.Column("Age", "string", 0, "CreationTimestamp is a timestamp representing the server time when this object was created."),
+			resource.AgeColumn,
 			resource.Column("Containers", "string", 1, "Names of each container in the template."),
 			resource.Column("Images", "string", 1, "Images referenced by each container in the template."),
 			resource.Column("Selector", "string", 1, "Label selector for pods. Existing ReplicaSets whose pods are selected by this will be the ones affected by this deployment."),

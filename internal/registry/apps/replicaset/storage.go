@@ -44,7 +44,7 @@ func Definition() *resource.Definition {
 			resource.Column("Desired", "integer", 0, "Replicas is the number of desired replicas."),
 			resource.Column("Current", "integer", 0, "Replicas is the most recently observed number of replicas."),
 			resource.Column("Ready", "integer", 0, "The number of ready replicas for this replica set."),
-			resource.Column("Age", "string", 0, "CreationTimestamp is a timestamp representing the server time when this object was created."),
+			resource.AgeColumn,
 			resource.Column("Containers", "string", 1, "Names of each container in the template."),
 			resource.Column("Images", "string", 1, "Images referenced by each container in the template."),
 			resource.Column("Selector", "string", 1, "Selector is a label query over pods that should match the replica count."),

@@ -31,7 +31,7 @@ func Definition() *resource.Definition {
 		},
 		Columns: []metav1.TableColumnDefinition{
 			resource.Column("Holder", "string", 0, "holderIdentity contains the identity of the holder of a current lease."),
-			resource.Column("Age", "string", 0, "CreationTimestamp is a timestamp representing the server time when this object was created."),
+			resource.AgeColumn,
 		},
 		Row: func(obj runtime.Object) []interface{} {
 			holder := "<unknown>"

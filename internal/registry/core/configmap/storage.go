@@ -40,7 +40,7 @@ func Definition() *resource.Definition {
 		},
 		Columns: []metav1.TableColumnDefinition{
 			resource.Column("Data", "integer", 0, "Data contains the configuration data."),
-			resource.Column("Age", "string", 0, "CreationTimestamp is a timestamp representing the server time when this object was created."),
+			resource.AgeColumn,
 		},
 		Row: func(obj runtime.Object) []interface{} {
 			cm := obj.(*corev1.ConfigMap)

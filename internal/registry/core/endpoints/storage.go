@@ -43,7 +43,7 @@ func Definition() *resource.Definition {
 		},
 		Columns: []metav1.TableColumnDefinition{
 			resource.Column("Endpoints", "string", 0, "Endpoints is the list of endpoints in the service."),
-			resource.Column("Age", "string", 0, "CreationTimestamp is a timestamp representing the server time when this object was created."),
+			resource.AgeColumn,
 		},
 		Row: func(obj runtime.Object) []interface{} {
 			return []interface{}{formatEndpoints(obj.(*corev1.Endpoints)), resource.AgeOf(obj)}

@@ -43,7 +43,7 @@ func Definition() *resource.Definition {
 		},
 		Columns: []metav1.TableColumnDefinition{
 			resource.Column("Status", "string", 0, "The status of the namespace"),
-			resource.Column("Age", "string", 0, "CreationTimestamp is a timestamp representing the server time when this object was created."),
+			resource.AgeColumn,
 		},
 		Row: func(obj runtime.Object) []interface{} {
 			return []interface{}{string(obj.(*corev1.Namespace).Status.Phase), resource.AgeOf(obj)}

@@ -41,7 +41,7 @@ func Definition() *resource.Definition {
 		Columns: []metav1.TableColumnDefinition{
 			resource.Column("Status", "string", 0, "The status of the node"),
 			resource.Column("Roles", "string", 0, "The roles of the node"),
-			resource.Column("Age", "string", 0, "CreationTimestamp is a timestamp representing the server time when this object was created."),
+			resource.AgeColumn,
 			resource.Column("Version", "string", 0, "Kubelet Version reported by the node."),
 			resource.Column("Internal-IP", "string", 1, "List of addresses reachable to the node."),
 			resource.Column("External-IP", "string", 1, "List of addresses reachable to the node."),

@@ -14,7 +14,7 @@ var columns = []metav1.TableColumnDefinition{
 	resource.Column("Ready", "string", 0, "The aggregate readiness state of this pod for accepting traffic."),
 	resource.Column("Status", "string", 0, "The aggregate status of the containers in this pod."),
 	resource.Column("Restarts", "string", 0, "The number of times the containers in this pod have been restarted and when the last container in this pod has restarted."),
-	resource.Column("Age", "string", 0, "CreationTimestamp is a timestamp representing the server time when this object was created."),
+	resource.AgeColumn,
 	resource.Column("IP", "string", 1, "IP address allocated to the pod. Routable at least within the cluster. Empty if not yet allocated."),
 	resource.Column("Node", "string", 1, "NodeName is a request to schedule this pod onto a specific node."),
 	resource.Column("Nominated Node", "string", 1, "nominatedNodeName is set only when this pod preempts other pods on the node."),

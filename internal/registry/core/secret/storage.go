@@ -45,7 +45,7 @@ func Definition() *resource.Definition {
 		Columns: []metav1.TableColumnDefinition{
 			resource.Column("Type", "string", 0, "The type of the secret"),
 			resource.Column("Data", "string", 0, "The number of entries in Data"),
-			resource.Column("Age", "string", 0, "CreationTimestamp is a timestamp representing the server time when this object was created."),
+			resource.AgeColumn,
 		},
 		Row: func(obj runtime.Object) []interface{} {
 			s := obj.(*corev1.Secret)

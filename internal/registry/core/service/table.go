@@ -17,7 +17,7 @@ var columns = []metav1.TableColumnDefinition{
 	resource.Column("Cluster-IP", "string", 0, "clusterIP is the IP address of the service and is usually assigned randomly."),
 	resource.Column("External-IP", "string", 0, "externalIPs is a list of IP addresses for which nodes in the cluster will also accept traffic for this service."),
 	resource.Column("Port(s)", "string", 0, "The list of ports that are exposed by this service."),
-	resource.Column("Age", "string", 0, "CreationTimestamp is a timestamp representing the server time when this object was created."),
+	resource.AgeColumn,
 	resource.Column("Selector", "string", 1, "Route service traffic to pods with label keys and values matching this selector."),
 }
 

@@ -18,7 +18,7 @@ func Definition() *resource.Definition {
 		NewList:    func() runtime.Object { return &corev1.ServiceAccountList{} },
 		Columns: []metav1.TableColumnDefinition{
 			resource.Column("Secrets", "string", 0, "Secrets is a list of the secrets in the same namespace that pods running using this ServiceAccount are allowed to use."),
-			resource.Column("Age", "string", 0, "CreationTimestamp is a timestamp representing the server time when this object was created."),
+			resource.AgeColumn,
 		},
 		Row: func(obj runtime.Object) []interface{} {
 			return []interface{}{int64(len(obj.(*corev1.ServiceAccount).Secrets)), resource.AgeOf(obj)}

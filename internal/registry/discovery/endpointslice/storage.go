@@ -59,7 +59,7 @@ func Definition() *resource.Definition {
 			resource.Column("AddressType", "string", 0, "The type of addresses held by this EndpointSlice."),
 			resource.Column("Ports", "string", 0, "The ports exposed by this EndpointSlice."),
 			resource.Column("Endpoints", "string", 0, "The endpoints in this EndpointSlice."),
-			resource.Column("Age", "string", 0, "CreationTimestamp is a timestamp representing the server time when this object was created."),
+			resource.AgeColumn,
 		},
 		Row: func(obj runtime.Object) []interface{} {
 			s := obj.(*discoveryv1.EndpointSlice)

@@ -31,7 +31,7 @@ func Definition() *resource.Definition {
 		},
 		Columns: []metav1.TableColumnDefinition{
 			resource.Column("CIDRs", "string", 0, "cidrs defines the IP blocks in CIDR notation (e.g. \"192.168.0.0/24\" or \"2001:db8::/64\") from which to assign service cluster IPs."),
-			resource.Column("Age", "string", 0, "CreationTimestamp is a timestamp representing the server time when this object was created."),
+			resource.AgeColumn,
 		},
 		Row: func(obj runtime.Object) []interface{} {
 			return []interface{}{strings.Join(obj.(*networkingv1.ServiceCIDR).Spec.CIDRs, ","), resource.AgeOf(obj)}
