@@ -1,9 +1,14 @@
 package kubectl
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
+	"maps"
 	"os/exec"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -42,11 +47,11 @@ func cmYAML(name, value string) string {
 }
 
 func TestKubectl(t *testing.T) {
-	for version, bin := range kubectlBinaries(t) {
-		if version != "1.33" && version != "1.27" && testing.Short() {
-			continue
-		}
-		t.Run(version, func(t *testing.T) { scenario(t, bin, "kubectl-"+strings.ReplaceAll(version, ".", "-")) })
+	bins := kubectlBinaries(t)
+	versions := slices.Sorted(maps.Keys(bins))
+	slices.Reverse(versions) // newest first
+	for _, version := range versions {
+		t.Run(version, func(t *testing.T) { scenario(t, bins[version], "kubectl-"+strings.ReplaceAll(version, ".", "-")) })
 	}
 }
 
@@ -55,14 +60,37 @@ func scenario(t *testing.T, bin, ns string) {
 	admin.ok("create", "namespace", ns)
 	c := k{t: t, bin: bin, ns: ns}
 
-	contains(t, "api-resources", admin.ok("api-resources"),
-		"services", "svc", "deployments", "deploy", "apps/v1", "endpointslices", "ipaddresses", "servicecidrs")
+	resources := admin.ok("api-resources")
+	for _, want := range [][]string{
+		{"services", "svc", "v1", "true", "Service"},
+		{"deployments", "deploy", "apps/v1", "true", "Deployment"},
+		{"endpointslices", "discovery.k8s.io/v1", "true", "EndpointSlice"},
+		{"ipaddresses", "ip", "networking.k8s.io/v1", "false", "IPAddress"},
+		{"servicecidrs", "networking.k8s.io/v1", "false", "ServiceCIDR"},
+	} {
+		if !hasRow(resources, want) {
+			t.Errorf("api-resources: no row %q:\n%s", want, resources)
+		}
+	}
 	contains(t, "version", admin.ok("version"), "Server Version", "v1.36.3")
 
 	c.ok("create", "-f", writeFile(t, webYAML))
 	contains(t, "get svc", c.ok("get", "svc", "web"), "NAME", "TYPE", "CLUSTER-IP", "EXTERNAL-IP", "PORT(S)", "AGE", "80/TCP")
 	contains(t, "get svc -o wide", c.ok("get", "svc", "-o", "wide"), "SELECTOR", "app=web")
-	contains(t, "get svc -o json", c.ok("get", "svc", "web", "-o", "json"), `"kind": "Service"`, `"targetPort": 8080`)
+	var svc struct {
+		Kind     string
+		Metadata struct{ Name string }
+		Spec     struct {
+			Selector map[string]string
+			Ports    []struct{ Port, TargetPort int }
+		}
+	}
+	if err := json.Unmarshal([]byte(c.ok("get", "svc", "web", "-o", "json")), &svc); err != nil {
+		t.Errorf("-o json: %v", err)
+	} else if svc.Kind != "Service" || svc.Metadata.Name != "web" || svc.Spec.Selector["app"] != "web" ||
+		len(svc.Spec.Ports) != 1 || svc.Spec.Ports[0].Port != 80 || svc.Spec.Ports[0].TargetPort != 8080 {
+		t.Errorf("-o json: %+v", svc)
+	}
 	contains(t, "get svc -o yaml", c.ok("get", "svc", "web", "-o", "yaml"), "kind: Service", "sessionAffinity: None")
 	if got := c.ok("get", "svc", "web", "-o", "name"); strings.TrimSpace(got) != "service/web" {
 		t.Errorf("-o name: %q", got)
@@ -70,7 +98,9 @@ func scenario(t *testing.T, bin, ns string) {
 	if got := c.ok("get", "svc", "web", "-o", "jsonpath={.spec.ports[0].port}"); got != "80" {
 		t.Errorf("-o jsonpath: %q", got)
 	}
-	contains(t, "custom-columns", c.ok("get", "svc", "-o", "custom-columns=N:.metadata.name"), "N", "web")
+	if got := c.ok("get", "svc", "-o", "custom-columns=N:.metadata.name"); got != "N\nweb\n" {
+		t.Errorf("-o custom-columns: %q", got)
+	}
 	contains(t, "get deploy", c.ok("get", "deploy", "web"), "READY", "UP-TO-DATE", "AVAILABLE")
 
 	// Client-side apply: created, then unchanged.
@@ -119,7 +149,16 @@ func scenario(t *testing.T, bin, ns string) {
 	for _, n := range []string{"a1", "a2", "a3"} {
 		c.ok("create", "configmap", n, "--from-literal=k=v")
 	}
-	contains(t, "chunked list", c.ok("get", "configmaps", "--chunk-size=1"), "a1", "a2", "a3", "cfg", "ssa")
+	// Chunked lists: one header, every object once, the same as unchunked.
+	chunked, whole := names(c.ok("get", "configmaps", "--chunk-size=1")), names(c.ok("get", "configmaps", "--chunk-size=0"))
+	if len(chunked) == 0 || chunked[0] != "NAME" || !slices.Equal(chunked, whole) {
+		t.Errorf("get --chunk-size=1 = %q, --chunk-size=0 = %q", chunked, whole)
+	}
+	for _, n := range []string{"a1", "a2", "a3", "cfg", "ssa"} {
+		if !slices.Contains(chunked, n) {
+			t.Errorf("get --chunk-size=1: no %s in %q", n, chunked)
+		}
+	}
 
 	watchConfigMaps(t, c)
 
@@ -127,19 +166,74 @@ func scenario(t *testing.T, bin, ns string) {
 	contains(t, "get deleted", c.fails("get", "svc", "web"), "NotFound")
 }
 
-// watchConfigMaps runs `kubectl get cm -w` for a few seconds and checks that
-// an object created meanwhile shows up.
+// watchConfigMaps runs `kubectl get cm -w`, waits until it has printed the
+// initial list, creates a configmap and checks that the watch prints it.
 func watchConfigMaps(t *testing.T, c k) {
 	ctx, cancel := context.WithTimeout(context.Background(), 6*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, c.bin, "--kubeconfig", kubeconfig, "-n", c.ns, "get", "cm", "-w")
-	var out strings.Builder
-	cmd.Stdout = &out
+	cmd := exec.CommandContext(ctx, c.bin, "--kubeconfig", kubeconfig, "-n", c.ns, "get", "cm", "-w", "--request-timeout=10s")
+	out := &syncBuffer{}
+	cmd.Stdout = out
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(1500 * time.Millisecond)
+	defer func() { cancel(); _ = cmd.Wait() }()
+	if !out.waitFor(ctx, "NAME") {
+		t.Fatalf("get -w printed no initial list: %q", out.String())
+	}
 	c.ok("create", "configmap", "watched")
-	_ = cmd.Wait()
-	contains(t, "get -w", out.String(), "watched")
+	if !out.waitFor(ctx, "watched") {
+		t.Errorf("get -w: no event for configmap watched:\n%s", out.String())
+	}
+}
+
+// syncBuffer is a bytes.Buffer a running command writes while the test reads.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// waitFor polls until the buffer contains s or ctx ends.
+func (b *syncBuffer) waitFor(ctx context.Context, s string) bool {
+	for !strings.Contains(b.String(), s) {
+		select {
+		case <-ctx.Done():
+			return false
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+	return true
+}
+
+// hasRow reports whether a line of table output has exactly the given fields.
+func hasRow(table string, fields []string) bool {
+	for _, line := range strings.Split(table, "\n") {
+		if slices.Equal(strings.Fields(line), fields) {
+			return true
+		}
+	}
+	return false
+}
+
+// names returns the first column of every line of table output.
+func names(table string) []string {
+	var out []string
+	for _, line := range strings.Split(strings.TrimSpace(table), "\n") {
+		if f := strings.Fields(line); len(f) > 0 {
+			out = append(out, f[0])
+		}
+	}
+	return out
 }
