@@ -202,8 +202,22 @@ func applyStorage(o *Options, endpoints []string, defs []*resource.Definition, s
 		prefixes[def.GroupResource()] = def.Prefix()
 	}
 	encoding := serverstorage.NewDefaultResourceEncodingConfigForEffectiveVersion(scheme, c.EffectiveVersion)
+	for _, def := range defs {
+		if to := def.StoredAs; to != nil {
+			// The stored resource's encoding is fixed so that a cohabiting
+			// type (which the scheme does not know in the stored group)
+			// can be given as the example object.
+			encoding.SetResourceEncoding(to.GroupResource(), to.GroupVersion(),
+				schema.GroupVersion{Group: to.Group, Version: runtime.APIVersionInternal})
+		}
+	}
 	factory := serverstorage.NewDefaultStorageFactory(etcdOpts.StorageConfig, runtime.ContentTypeProtobuf,
 		codecs, encoding, resources, prefixes)
+	for _, def := range defs {
+		if def.StoredAs != nil {
+			factory.AddCohabitatingResources(def.StoredAs.GroupResource(), def.GroupResource())
+		}
+	}
 	return etcdOpts.ApplyWithStorageFactoryTo(factory, c)
 }
 

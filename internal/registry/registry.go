@@ -17,6 +17,7 @@ import (
 	"github.com/svcplane/svcplane/internal/registry/core/service"
 	"github.com/svcplane/svcplane/internal/registry/core/serviceaccount"
 	"github.com/svcplane/svcplane/internal/registry/discovery/endpointslice"
+	eventsevent "github.com/svcplane/svcplane/internal/registry/events/event"
 	"github.com/svcplane/svcplane/internal/registry/networking/ipaddress"
 	"github.com/svcplane/svcplane/internal/registry/networking/servicecidr"
 	"github.com/svcplane/svcplane/internal/registry/resource"
@@ -32,5 +33,6 @@ func Definitions() []*resource.Definition {
 		endpointslice.Definition(),
 		lease.Definition(),
 		ipaddress.Definition(), servicecidr.Definition(),
+		eventsevent.Definition(),
 	}
 }

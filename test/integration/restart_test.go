@@ -30,23 +30,10 @@ func TestRestartKeepsObjectsInKubernetesLayout(t *testing.T) {
 		Spec: corev1.ServiceSpec{Ports: []corev1.ServicePort{{Port: 80}}}}, metav1.CreateOptions{}))
 	must(c.CoreV1().Nodes().Create(ctx, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n1"}}, metav1.CreateOptions{}))
 
-	ports, err := os.ReadFile(filepath.Join(dir, "etcd-ports"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ec, err := clientv3.New(clientv3.Config{Endpoints: []string{"http://127.0.0.1:" + strings.Fields(string(ports))[0]}, DialTimeout: 5 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
+	ec := etcdClient(t, dir)
 	for _, key := range []string{"/registry/services/specs/default/keep", "/registry/minions/n1", "/registry/namespaces/kube-system"} {
-		cctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-		resp, err := ec.Get(cctx, key)
-		cancel()
-		if err != nil || len(resp.Kvs) != 1 {
-			t.Fatalf("etcd key %s: %v (%d kvs)", key, err, len(resp.Kvs))
-		}
-		if !bytes.HasPrefix(resp.Kvs[0].Value, []byte("k8s\x00")) {
-			t.Fatalf("etcd key %s is not protobuf-encoded: %q", key, resp.Kvs[0].Value[:16])
+		if v := etcdValue(t, ec, key); !bytes.HasPrefix(v, []byte("k8s\x00")) {
+			t.Fatalf("etcd key %s is not protobuf-encoded: %q", key, v[:16])
 		}
 	}
 	ec.Close()
@@ -64,4 +51,31 @@ func TestRestartKeepsObjectsInKubernetesLayout(t *testing.T) {
 		t.Fatalf("service after restart: %+v", svc.Spec)
 	}
 	must(s.Client.CoreV1().Nodes().Get(ctx, "n1", metav1.GetOptions{}))
+}
+
+// etcdClient connects to the embedded etcd of the server whose data dir is
+// dir.
+func etcdClient(t *testing.T, dir string) *clientv3.Client {
+	t.Helper()
+	ports, err := os.ReadFile(filepath.Join(dir, "etcd-ports"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ec, err := clientv3.New(clientv3.Config{Endpoints: []string{"http://127.0.0.1:" + strings.Fields(string(ports))[0]}, DialTimeout: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ec
+}
+
+// etcdValue returns the value stored at key, failing the test if absent.
+func etcdValue(t *testing.T, ec *clientv3.Client, key string) []byte {
+	t.Helper()
+	cctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	resp, err := ec.Get(cctx, key)
+	if err != nil || len(resp.Kvs) != 1 {
+		t.Fatalf("etcd key %s: %v (%d kvs)", key, err, len(resp.Kvs))
+	}
+	return resp.Kvs[0].Value
 }

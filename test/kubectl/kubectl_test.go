@@ -67,6 +67,8 @@ func scenario(t *testing.T, bin, ns string) {
 		{"endpointslices", "discovery.k8s.io/v1", "true", "EndpointSlice"},
 		{"ipaddresses", "ip", "networking.k8s.io/v1", "false", "IPAddress"},
 		{"servicecidrs", "networking.k8s.io/v1", "false", "ServiceCIDR"},
+		{"events", "ev", "v1", "true", "Event"},
+		{"events", "ev", "events.k8s.io/v1", "true", "Event"},
 	} {
 		if !hasRow(resources, want) {
 			t.Errorf("api-resources: no row %q:\n%s", want, resources)

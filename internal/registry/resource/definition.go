@@ -30,6 +30,13 @@ type Definition struct {
 	// for nodes, "services/specs" for services). Empty means Resource.
 	EtcdPrefix string
 
+	// StoredAs names another resource (and its storage version) this one
+	// cohabits with: both share its etcd keys and storage encoding (events.k8s.io events are stored
+	// as core events). Conversions registers the conversion functions
+	// between this type and the stored one.
+	StoredAs    *schema.GroupVersionResource
+	Conversions func(*runtime.Scheme) error
+
 	// NameValidation checks metadata.name; nil means DNS-1123 subdomain.
 	NameValidation apivalidation.ValidateNameFunc
 

@@ -6,13 +6,18 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 )
 
-// AddToScheme registers the defaulting functions and the accepted field
+// AddToScheme registers the defaulting functions, the conversions and the accepted field
 // selector labels of defs in scheme.
 func AddToScheme(scheme *runtime.Scheme, defs []*Definition) error {
 	for _, def := range defs {
 		if def.Default != nil {
 			d := def.Default
 			scheme.AddTypeDefaultingFunc(def.New(), func(obj interface{}) { d(obj.(runtime.Object)) })
+		}
+		if def.Conversions != nil {
+			if err := def.Conversions(scheme); err != nil {
+				return err
+			}
 		}
 		allowed := map[string]bool{"metadata.name": true}
 		if def.Namespaced {

@@ -28,29 +28,24 @@ func Definition() *resource.Definition {
 		New:                 func() runtime.Object { return &corev1.Event{} },
 		NewList:             func() runtime.Object { return &corev1.EventList{} },
 		Validate: func(ctx context.Context, obj runtime.Object) field.ErrorList {
-			return validate(obj.(*corev1.Event))
+			return ValidateLegacy(obj.(*corev1.Event))
 		},
-		FieldLabelNames: []string{"involvedObject.kind", "involvedObject.namespace", "involvedObject.name",
-			"involvedObject.uid", "involvedObject.apiVersion", "involvedObject.resourceVersion",
-			"involvedObject.fieldPath", "reason", "reportingComponent", "source", "type"},
-		FieldLabels:    fieldLabels,
-		OmitNameColumn: true,
-		Columns:        columns,
-		Row:            row,
+		FieldLabelNames: FieldLabelNames,
+		FieldLabels:     func(obj runtime.Object) fields.Set { return FieldLabelsOf(obj.(*corev1.Event)) },
+		OmitNameColumn:  true,
+		Columns:         Columns,
+		Row:             func(obj runtime.Object) []interface{} { return RowOf(obj.(*corev1.Event)) },
 	}
 }
 
-func validate(e *corev1.Event) field.ErrorList {
-	var errs field.ErrorList
-	if e.InvolvedObject.Namespace != "" && e.Namespace != "" && e.InvolvedObject.Namespace != e.Namespace {
-		errs = append(errs, field.Invalid(field.NewPath("involvedObject", "namespace"), e.InvolvedObject.Namespace,
-			"does not match event.namespace"))
-	}
-	return errs
-}
+// FieldLabelNames are the field selector labels of events beyond metadata
+// (the same for core/v1 and events.k8s.io/v1, which select on core names).
+var FieldLabelNames = []string{"involvedObject.kind", "involvedObject.namespace", "involvedObject.name",
+	"involvedObject.uid", "involvedObject.apiVersion", "involvedObject.resourceVersion",
+	"involvedObject.fieldPath", "reason", "reportingComponent", "source", "type"}
 
-func fieldLabels(obj runtime.Object) fields.Set {
-	e := obj.(*corev1.Event)
+// FieldLabelsOf returns the field selector attributes of e.
+func FieldLabelsOf(e *corev1.Event) fields.Set {
 	source := e.Source.Component
 	if source == "" {
 		source = e.ReportingController
@@ -70,7 +65,8 @@ func fieldLabels(obj runtime.Object) fields.Set {
 	}
 }
 
-var columns = []metav1.TableColumnDefinition{
+// Columns are upstream's event table columns (NAME only with -o wide).
+var Columns = []metav1.TableColumnDefinition{
 	resource.Column("Last Seen", "string", 0, "Time when last event occurred."),
 	resource.Column("Type", "string", 0, "Type of this event (Normal, Warning), new types could be added in the future."),
 	resource.Column("Reason", "string", 0, "This should be a short, machine understandable string that gives the reason for the transition into the object's current status."),
@@ -83,8 +79,8 @@ var columns = []metav1.TableColumnDefinition{
 	resource.Column("Name", "string", 1, "Name must be unique within a namespace."),
 }
 
-func row(obj runtime.Object) []interface{} {
-	e := obj.(*corev1.Event)
+// RowOf returns the table cells of e for Columns.
+func RowOf(e *corev1.Event) []interface{} {
 	first, last := resource.Since(e.FirstTimestamp), resource.Since(e.LastTimestamp)
 	if e.Series != nil {
 		last = resource.Since(metav1.Time(e.Series.LastObservedTime))
