@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/google/uuid"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
@@ -139,7 +140,7 @@ func (s *Server) applyServing(o *Options, c *genericapiserver.Config) error {
 	if err != nil {
 		return err
 	}
-	ss := genericoptions.NewSecureServingOptions().WithLoopback()
+	ss := genericoptions.NewSecureServingOptions()
 	ss.BindAddress = net.ParseIP(o.BindAddress)
 	ss.BindPort = o.SecurePort
 	ss.ServerCert.CertKey = genericoptions.CertKey{CertFile: certFile, KeyFile: keyFile}
@@ -152,7 +153,10 @@ func (s *Server) applyServing(o *Options, c *genericapiserver.Config) error {
 			return err
 		}
 	}
-	if err := ss.ApplyTo(&c.SecureServing, &c.LoopbackClientConfig); err != nil {
+	if err := ss.ApplyTo(&c.SecureServing); err != nil {
+		return err
+	}
+	if c.LoopbackClientConfig, err = loopback(c.SecureServing); err != nil {
 		return err
 	}
 	clientCA, err := dynamiccertificates.NewDynamicCAContentFromFile("client-ca-bundle", ca.CertFile)
@@ -174,6 +178,27 @@ func (s *Server) applyServing(o *Options, c *genericapiserver.Config) error {
 	c.ExternalAddress = net.JoinHostPort(s.AdvertiseAddress.String(), strconv.Itoa(port))
 	s.URL = "https://" + net.JoinHostPort(clientHost(o), strconv.Itoa(port))
 	return nil
+}
+
+// loopbackCertMaxAge is upstream's loopback certificate lifetime (about three
+// years); a restart makes a new one.
+const loopbackCertMaxAge = (3*365 + 1) * 24 * time.Hour
+
+// loopback makes the privileged in-process client: the server presents an
+// in-memory certificate for the loopback server name, and the client trusts
+// only it and authenticates with a random token (which Complete authorizes).
+func loopback(info *genericapiserver.SecureServingInfo) (*restclient.Config, error) {
+	name := genericapiserver.LoopbackClientServerNameOverride
+	certPEM, keyPEM, err := pki.SelfSigned(name, loopbackCertMaxAge)
+	if err != nil {
+		return nil, err
+	}
+	cert, err := dynamiccertificates.NewStaticSNICertKeyContent("self-signed loopback", certPEM, keyPEM, name)
+	if err != nil {
+		return nil, err
+	}
+	info.SNICerts = append([]dynamiccertificates.SNICertKeyContentProvider{cert}, info.SNICerts...)
+	return info.NewLoopbackClientConfig(uuid.New().String(), certPEM)
 }
 
 func (s *Server) applyOpenAPI(c *genericapiserver.Config) error {
