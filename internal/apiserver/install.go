@@ -19,7 +19,11 @@ import (
 
 // apiGroups builds the storage of every definition and groups it by API
 // group, ready for InstallLegacyAPIGroup (core) and InstallAPIGroups.
-func apiGroups(defs []*resource.Definition, scheme *runtime.Scheme, codecs serializer.CodecFactory, optsGetter generic.RESTOptionsGetter) (*genericapiserver.APIGroupInfo, []*genericapiserver.APIGroupInfo, error) {
+//
+// byResource is filled with each resource's storages, keyed by the group
+// resource ("services", "ipaddresses.networking.k8s.io"), for the wiring
+// between resources (services → IPAddress objects).
+func apiGroups(defs []*resource.Definition, scheme *runtime.Scheme, codecs serializer.CodecFactory, optsGetter generic.RESTOptionsGetter, byResource map[string]map[string]rest.Storage) (*genericapiserver.APIGroupInfo, []*genericapiserver.APIGroupInfo, error) {
 	infos := map[string]*genericapiserver.APIGroupInfo{}
 	var order []string
 	for _, def := range defs {
@@ -40,6 +44,9 @@ func apiGroups(defs []*resource.Definition, scheme *runtime.Scheme, codecs seria
 		}
 		for path, s := range storages {
 			info.VersionedResourcesStorageMap[gv.Version][path] = s
+		}
+		if byResource != nil {
+			byResource[def.GroupResource().String()] = storages
 		}
 	}
 	core, ok := infos[""]

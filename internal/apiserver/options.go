@@ -9,6 +9,9 @@ import (
 	"path/filepath"
 
 	"github.com/spf13/pflag"
+
+	"github.com/svcplane/svcplane/internal/allocator/ipallocator"
+	"github.com/svcplane/svcplane/internal/allocator/portallocator"
 )
 
 // Options are the server's settings, shared by `svcplane server` and
@@ -21,8 +24,16 @@ type Options struct {
 	EtcdServers           []string
 	EtcdPrefix            string
 	ServiceClusterIPRange string
+	ServiceIPAllocator    string
+	ServiceNodePortRange  string
 	TokenAuthFile         string
 }
+
+// Service IP allocator modes.
+const (
+	AllocatorIPAddress = "ipaddress"
+	AllocatorBitmap    = "bitmap"
+)
 
 // NewOptions returns the defaults (kube-apiserver's where they exist).
 func NewOptions() *Options {
@@ -32,6 +43,8 @@ func NewOptions() *Options {
 		BindAddress:           "0.0.0.0",
 		EtcdPrefix:            "/registry",
 		ServiceClusterIPRange: "10.96.0.0/12",
+		ServiceIPAllocator:    AllocatorIPAddress,
+		ServiceNodePortRange:  "30000-32767",
 	}
 }
 
@@ -44,6 +57,8 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.StringSliceVar(&o.EtcdServers, "etcd-servers", o.EtcdServers, "List of etcd servers to connect with (scheme://ip:port), comma separated. Empty runs an embedded etcd in --data-dir.")
 	fs.StringVar(&o.EtcdPrefix, "etcd-prefix", o.EtcdPrefix, "The prefix to prepend to all resource paths in etcd.")
 	fs.StringVar(&o.ServiceClusterIPRange, "service-cluster-ip-range", o.ServiceClusterIPRange, "A CIDR notation IP range (or two, comma separated, for dual-stack) from which to assign service cluster IPs.")
+	fs.StringVar(&o.ServiceIPAllocator, "service-ip-allocator", o.ServiceIPAllocator, "How ClusterIPs are recorded: 'ipaddress' (an IPAddress object per IP, ranges from ServiceCIDR objects) or 'bitmap' (the legacy allocation map in etcd).")
+	fs.StringVar(&o.ServiceNodePortRange, "service-node-port-range", o.ServiceNodePortRange, "A port range to reserve for services with NodePort visibility, e.g. '30000-32767'. Inclusive at both ends of the range.")
 	fs.StringVar(&o.TokenAuthFile, "token-auth-file", o.TokenAuthFile, "If set, the file that will be used to secure the secure port of the API server via token authentication.")
 }
 
@@ -61,6 +76,14 @@ func (o *Options) Validate() error {
 	}
 	if _, err := ServiceCIDRs(o.ServiceClusterIPRange); err != nil {
 		errs = append(errs, err)
+	}
+	if o.ServiceIPAllocator != AllocatorIPAddress && o.ServiceIPAllocator != AllocatorBitmap {
+		errs = append(errs, fmt.Errorf("--service-ip-allocator %q: must be %q or %q", o.ServiceIPAllocator, AllocatorIPAddress, AllocatorBitmap))
+	} else if err := o.validateRanges(); err != nil {
+		errs = append(errs, err)
+	}
+	if _, err := portallocator.ParseRange(o.ServiceNodePortRange); err != nil {
+		errs = append(errs, fmt.Errorf("--service-node-port-range: %w", err))
 	}
 	if o.TokenAuthFile != "" {
 		if _, err := os.Stat(o.TokenAuthFile); err != nil {
@@ -96,6 +119,25 @@ func ServiceCIDRs(s string) ([]netip.Prefix, error) {
 		return nil, fmt.Errorf("--service-cluster-ip-range %q: a dual-stack range needs one IPv4 and one IPv6 CIDR", s)
 	}
 	return out, nil
+}
+
+// validateRanges checks the service CIDRs fit the allocator: IPv6 up to /64
+// with IPAddress objects, IPv4 up to /12 and IPv6 up to /108 with a bitmap.
+func (o *Options) validateRanges() error {
+	cidrs, err := ServiceCIDRs(o.ServiceClusterIPRange)
+	if err != nil {
+		return nil // reported by the caller
+	}
+	for _, c := range cidrs {
+		maxBits := 64
+		if o.ServiceIPAllocator == AllocatorBitmap {
+			maxBits = ipallocator.BitmapMaxHostBits
+		}
+		if _, err := ipallocator.NewRange(c, maxBits); err != nil {
+			return fmt.Errorf("--service-cluster-ip-range: %w", err)
+		}
+	}
+	return nil
 }
 
 // PKIDir is where certificates live.

@@ -16,6 +16,7 @@ import (
 	"k8s.io/apiserver/pkg/admission/plugin/namespace/lifecycle"
 	openapinamer "k8s.io/apiserver/pkg/endpoints/openapi"
 	genericapiserver "k8s.io/apiserver/pkg/server"
+	"k8s.io/apiserver/pkg/registry/rest"
 	"k8s.io/apiserver/pkg/server/dynamiccertificates"
 	genericoptions "k8s.io/apiserver/pkg/server/options"
 	serverstorage "k8s.io/apiserver/pkg/server/storage"
@@ -113,8 +114,12 @@ func (s *Server) build(o *Options, endpoints []string) error {
 	if err != nil {
 		return err
 	}
-	core, named, err := apiGroups(defs, scheme, codecs, config.RESTOptionsGetter)
+	byResource := map[string]map[string]rest.Storage{}
+	core, named, err := apiGroups(defs, scheme, codecs, config.RESTOptionsGetter, byResource)
 	if err != nil {
+		return err
+	}
+	if err := wireServices(o, byResource, config.RESTOptionsGetter, config.SharedInformerFactory); err != nil {
 		return err
 	}
 	if err := generic.InstallLegacyAPIGroup(genericapiserver.DefaultLegacyAPIPrefix, core); err != nil {
@@ -124,7 +129,7 @@ func (s *Server) build(o *Options, endpoints []string) error {
 		return err
 	}
 	s.generic, s.LoopbackConfig = generic, config.LoopbackClientConfig
-	addBootstrapHooks(generic, client)
+	addBootstrapHooks(generic, client, o)
 	return s.writeAdminKubeconfig()
 }
 

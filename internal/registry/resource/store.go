@@ -102,6 +102,9 @@ func NewStatusREST(main *REST) *StatusREST {
 	st.ResetFieldsStrategy = s
 	st.CreateStrategy = nil
 	st.DeleteStrategy = nil
+	// Status writes never allocate or free what the main resource's hooks
+	// manage (Service IPs and ports).
+	st.BeginCreate, st.BeginUpdate, st.AfterDelete = nil, nil, nil
 	return &StatusREST{store: &st}
 }
 

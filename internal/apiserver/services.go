@@ -1,0 +1,205 @@
+package apiserver
+
+import (
+	"fmt"
+	"net/netip"
+	"sort"
+	"sync"
+
+	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apiserver/pkg/registry/generic"
+	"k8s.io/apiserver/pkg/registry/rest"
+	"k8s.io/apiserver/pkg/storage"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/tools/cache"
+
+	"github.com/svcplane/svcplane/internal/allocator/ipallocator"
+	"github.com/svcplane/svcplane/internal/allocator/portallocator"
+	"github.com/svcplane/svcplane/internal/allocator/rangestore"
+	"github.com/svcplane/svcplane/internal/registry/core/service"
+	"github.com/svcplane/svcplane/internal/registry/resource"
+)
+
+// Keys of the allocation maps under the etcd prefix, as kube-apiserver.
+const (
+	keyNodePorts         = "/ranges/servicenodeports"
+	keyServiceIPs        = "/ranges/serviceips"
+	keySecondaryService  = "/ranges/secondaryserviceips"
+	rangesResourcePrefix = "/ranges"
+)
+
+// serviceAllocators builds the ClusterIP allocators (one per configured
+// family) and the NodePort allocator. ipStore writes IPAddress objects in
+// IPAddress mode; f feeds the allocators' view of ServiceCIDRs and taken
+// IPs.
+func serviceAllocators(o *Options, optsGetter generic.RESTOptionsGetter, ipStore ipallocator.IPAddressStore, f informers.SharedInformerFactory) (*service.Allocators, error) {
+	cidrs, err := ServiceCIDRs(o.ServiceClusterIPRange)
+	if err != nil {
+		return nil, err
+	}
+	raw, err := rangeStorage(optsGetter)
+	if err != nil {
+		return nil, err
+	}
+	ports, _ := portallocator.ParseRange(o.ServiceNodePortRange)
+	al := &service.Allocators{
+		IPs:       map[corev1.IPFamily]ipallocator.Interface{},
+		NodePorts: portallocator.New(ports, rangestore.NewEtcd(raw, keyNodePorts, ports.String(), uint64(ports.Size))),
+	}
+	var byIP []*ipallocator.IPAddressAllocator
+	view := newServiceCIDRView(f)
+	for i, c := range cidrs {
+		maxBits := 64
+		if o.ServiceIPAllocator == AllocatorBitmap {
+			maxBits = ipallocator.BitmapMaxHostBits
+		}
+		r, err := ipallocator.NewRange(c, maxBits)
+		if err != nil {
+			return nil, err
+		}
+		if i == 0 {
+			al.DefaultFamily = r.Family
+		}
+		if o.ServiceIPAllocator == AllocatorBitmap {
+			key := []string{keyServiceIPs, keySecondaryService}[i]
+			al.IPs[r.Family] = ipallocator.NewBitmapAllocator(r, rangestore.NewEtcd(raw, key, r.String(), ipallocator.BitmapSize(r)))
+			continue
+		}
+		fam := r.Family
+		a := ipallocator.NewIPAddressAllocator(fam, ipStore, func() []*ipallocator.Range { return view.ranges(r) })
+		al.IPs[fam] = a
+		byIP = append(byIP, a)
+	}
+	if len(byIP) > 0 {
+		feedTakenIPs(f, byIP)
+	}
+	return al, nil
+}
+
+// wireServices hooks the allocators into the services store.
+func wireServices(o *Options, byResource map[string]map[string]rest.Storage, optsGetter generic.RESTOptionsGetter, f informers.SharedInformerFactory) error {
+	svc, ok1 := byResource["services"]["services"].(*resource.REST)
+	ips, ok2 := byResource["ipaddresses.networking.k8s.io"]["ipaddresses"].(*resource.REST)
+	if !ok1 || !ok2 {
+		return fmt.Errorf("services or ipaddresses storage missing")
+	}
+	al, err := serviceAllocators(o, optsGetter, ipallocator.NewRegistryStore(ips), f)
+	if err != nil {
+		return err
+	}
+	al.Install(svc.Store)
+	return nil
+}
+
+// rangeStorage is raw etcd storage for the RangeAllocation keys.
+func rangeStorage(optsGetter generic.RESTOptionsGetter) (storage.Interface, error) {
+	opts, err := optsGetter.GetRESTOptions(schema.GroupResource{Resource: "serviceipallocations"}, &corev1.RangeAllocation{})
+	if err != nil {
+		return nil, err
+	}
+	s, _, err := generic.NewRawStorage(opts.StorageConfig, func() runtime.Object { return &corev1.RangeAllocation{} }, nil, rangesResourcePrefix)
+	if err != nil {
+		return nil, fmt.Errorf("range allocation storage: %w", err)
+	}
+	return s, nil
+}
+
+// feedTakenIPs keeps the IPAddress allocators' caches of taken IPs in step
+// with the IPAddress objects, whoever created them.
+func feedTakenIPs(f informers.SharedInformerFactory, as []*ipallocator.IPAddressAllocator) {
+	observe := func(obj interface{}, exists bool) {
+		if t, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+			obj = t.Obj
+		}
+		ipa, ok := obj.(*networkingv1.IPAddress)
+		if !ok {
+			return
+		}
+		ip, err := netip.ParseAddr(ipa.Name)
+		if err != nil {
+			return
+		}
+		for _, a := range as {
+			if a.Family() == familyOfAddr(ip) {
+				a.Observe(ip, exists)
+			}
+		}
+	}
+	_, _ = f.Networking().V1().IPAddresses().Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc:    func(obj interface{}) { observe(obj, true) },
+		DeleteFunc: func(obj interface{}) { observe(obj, false) },
+	})
+}
+
+func familyOfAddr(ip netip.Addr) corev1.IPFamily {
+	if ip.Unmap().Is4() {
+		return corev1.IPv4Protocol
+	}
+	return corev1.IPv6Protocol
+}
+
+// serviceCIDRView turns the ServiceCIDR objects into allocation ranges.
+type serviceCIDRView struct {
+	lister func() ([]*networkingv1.ServiceCIDR, error)
+	mu     sync.Mutex
+	parsed map[string]*ipallocator.Range
+}
+
+func newServiceCIDRView(f informers.SharedInformerFactory) *serviceCIDRView {
+	l := f.Networking().V1().ServiceCIDRs().Lister()
+	return &serviceCIDRView{
+		lister: func() ([]*networkingv1.ServiceCIDR, error) { return l.List(labels.Everything()) },
+		parsed: map[string]*ipallocator.Range{},
+	}
+}
+
+// ranges returns the configured range of a family first, then the other
+// usable ServiceCIDRs of that family (not being deleted, not marked not
+// Ready), sorted by name.
+func (v *serviceCIDRView) ranges(configured *ipallocator.Range) []*ipallocator.Range {
+	out := []*ipallocator.Range{configured}
+	objs, _ := v.lister()
+	sort.Slice(objs, func(i, j int) bool { return objs[i].Name < objs[j].Name })
+	seen := map[string]bool{configured.String(): true}
+	for _, sc := range objs {
+		if sc.DeletionTimestamp != nil || notReady(sc) {
+			continue
+		}
+		for _, c := range sc.Spec.CIDRs {
+			r := v.parse(c)
+			if r == nil || r.Family != configured.Family || seen[r.String()] {
+				continue
+			}
+			seen[r.String()] = true
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+func (v *serviceCIDRView) parse(cidr string) *ipallocator.Range {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if r, ok := v.parsed[cidr]; ok {
+		return r
+	}
+	r, err := ipallocator.ParseRange(cidr, 64)
+	if err != nil {
+		r = nil
+	}
+	v.parsed[cidr] = r
+	return r
+}
+
+func notReady(sc *networkingv1.ServiceCIDR) bool {
+	for _, c := range sc.Status.Conditions {
+		if c.Type == networkingv1.ServiceCIDRConditionReady {
+			return c.Status == "False"
+		}
+	}
+	return false
+}
