@@ -14,12 +14,14 @@ import (
 
 	"github.com/spf13/cobra"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 )
 
 func newBenchCommand() *cobra.Command {
 	cmd := &cobra.Command{Use: "bench", Short: "Measure svcplane on this machine and print the figures"}
 	cmd.AddCommand(newBenchServerCommand())
+	cmd.AddCommand(newBenchServicesCommand())
 	return cmd
 }
 
@@ -51,55 +53,78 @@ func newBenchServerCommand() *cobra.Command {
 	return cmd
 }
 
-// benchServerOnce starts a server process on a new data dir and measures
-// from exec to the first 200 from /readyz, then its RSS after idling.
-func benchServerOnce(self string, idle time.Duration) (time.Duration, int64, error) {
+// benchServer is a `svcplane server` process on a fresh data dir.
+type benchServer struct {
+	proc   *exec.Cmd
+	dir    string
+	config *rest.Config
+	client kubernetes.Interface
+	// ready is the time from exec to the first 200 from /readyz.
+	ready time.Duration
+}
+
+// startBenchServer starts a server process with extra flags on a new data
+// dir and waits for /readyz.
+func startBenchServer(self string, extra ...string) (*benchServer, error) {
 	dir, err := os.MkdirTemp("", "svcplane-bench-")
 	if err != nil {
-		return 0, 0, err
+		return nil, err
 	}
-	defer os.RemoveAll(dir)
-	p := exec.Command(self, "server", "--data-dir", dir, "--secure-port", "0", "--bind-address", "127.0.0.1")
-	stdout, err := p.StdoutPipe()
+	args := append([]string{"server", "--data-dir", dir, "--secure-port", "0", "--bind-address", "127.0.0.1"}, extra...)
+	b := &benchServer{proc: exec.Command(self, args...), dir: dir}
+	stdout, err := b.proc.StdoutPipe()
 	if err != nil {
-		return 0, 0, err
+		return nil, err
 	}
 	start := time.Now()
-	if err := p.Start(); err != nil {
-		return 0, 0, err
+	if err := b.proc.Start(); err != nil {
+		return nil, err
 	}
-	defer func() {
-		_ = p.Process.Signal(syscall.SIGTERM)
-		_ = p.Wait()
-	}()
 	line, err := bufio.NewReader(stdout).ReadString('\n')
 	if err != nil || !strings.Contains(line, "serving on") {
-		return 0, 0, fmt.Errorf("server did not start: %q %v", line, err)
+		b.stop()
+		return nil, fmt.Errorf("server did not start: %q %v", line, err)
 	}
 	go func() { _, _ = io.Copy(io.Discard, stdout) }()
-	cfg, err := clientcmd.BuildConfigFromFlags("", filepath.Join(dir, "kubeconfig"))
-	if err != nil {
-		return 0, 0, err
+	if b.config, err = clientcmd.BuildConfigFromFlags("", filepath.Join(dir, "kubeconfig")); err == nil {
+		b.client, err = kubernetes.NewForConfig(b.config)
 	}
-	client, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
-		return 0, 0, err
+		b.stop()
+		return nil, err
 	}
-	var ready time.Duration
 	for deadline := start.Add(60 * time.Second); ; {
-		_, err := client.Discovery().RESTClient().Get().AbsPath("/readyz").DoRaw(context.Background())
+		_, err := b.client.Discovery().RESTClient().Get().AbsPath("/readyz").DoRaw(context.Background())
 		if err == nil {
-			ready = time.Since(start)
-			break
+			b.ready = time.Since(start)
+			return b, nil
 		}
 		if time.Now().After(deadline) {
-			return 0, 0, fmt.Errorf("not ready after 60s: %v", err)
+			b.stop()
+			return nil, fmt.Errorf("not ready after 60s: %v", err)
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
+}
+
+// stop ends the server with SIGTERM and removes its data dir.
+func (b *benchServer) stop() {
+	_ = b.proc.Process.Signal(syscall.SIGTERM)
+	_ = b.proc.Wait()
+	os.RemoveAll(b.dir)
+}
+
+// benchServerOnce measures one start: time to /readyz 200, then RSS after
+// idling.
+func benchServerOnce(self string, idle time.Duration) (time.Duration, int64, error) {
+	b, err := startBenchServer(self)
+	if err != nil {
+		return 0, 0, err
+	}
+	defer b.stop()
 	time.Sleep(idle)
-	rss, err := rssBytes(p.Process.Pid)
-	return ready, rss, err
+	rss, err := rssBytes(b.proc.Process.Pid)
+	return b.ready, rss, err
 }
 
 // rssBytes reads VmRSS of a process from /proc.

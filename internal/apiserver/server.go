@@ -47,6 +47,9 @@ type Server struct {
 	LoopbackConfig *restclient.Config
 	// AdvertiseAddress is the address announced to the cluster.
 	AdvertiseAddress net.IP
+	// EtcdEndpoints are the client URLs of the etcd in use (the embedded
+	// member's when no --etcd-servers were given).
+	EtcdEndpoints []string
 
 	generic *genericapiserver.GenericAPIServer
 	etcd    *etcd.Embedded
@@ -72,6 +75,7 @@ func New(ctx context.Context, o *Options) (*Server, error) {
 		}
 		s.etcd, endpoints = e, e.Endpoints
 	}
+	s.EtcdEndpoints = endpoints
 	if err := s.build(o, endpoints); err != nil {
 		s.closeEtcd()
 		return nil, err

@@ -1,0 +1,158 @@
+package integration
+
+import (
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/svcplane/svcplane/test/integration/framework"
+)
+
+// TestServiceAllocationAcrossTwoServers creates 5,000 Services (every fifth a
+// NodePort) from 64 goroutines split over two servers sharing one etcd, and
+// finds no ClusterIP or NodePort given twice; deleting them frees every IP
+// and port.
+func TestServiceAllocationAcrossTwoServers(t *testing.T) {
+	a := framework.StartT(t)
+	b, err := framework.StartWith("", func(o *framework.Options) { o.EtcdServers = a.EtcdEndpoints })
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Stop()
+	ns := newNamespace(t, a.Client)
+	const total, workers = 5000, 64
+	clients := []kubernetes.Interface{a.Client, b.Client}
+	var wg sync.WaitGroup
+	errs := make(chan error, workers)
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			c := clients[w%2]
+			for i := w; i < total; i += workers {
+				svc := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("s-%d", i)},
+					Spec: corev1.ServiceSpec{Ports: []corev1.ServicePort{{Port: 80}}}}
+				if i%5 == 0 {
+					svc.Spec.Type = corev1.ServiceTypeNodePort
+				}
+				if _, err := c.CoreV1().Services(ns).Create(ctx, svc, metav1.CreateOptions{}); err != nil {
+					errs <- err
+					return
+				}
+			}
+		}(w)
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	list := must(a.Client.CoreV1().Services(ns).List(ctx, metav1.ListOptions{}))
+	ips, ports := map[string]string{}, map[int32]string{}
+	for _, s := range list.Items {
+		if other, dup := ips[s.Spec.ClusterIP]; dup || s.Spec.ClusterIP == "" {
+			t.Fatalf("ClusterIP %q of %s also on %s", s.Spec.ClusterIP, s.Name, other)
+		}
+		ips[s.Spec.ClusterIP] = s.Name
+		if s.Spec.Type == corev1.ServiceTypeNodePort {
+			np := s.Spec.Ports[0].NodePort
+			if other, dup := ports[np]; dup || np == 0 {
+				t.Fatalf("NodePort %d of %s also on %s", np, s.Name, other)
+			}
+			ports[np] = s.Name
+		}
+	}
+	if len(ips) != total || len(ports) != total/5 {
+		t.Fatalf("%d ClusterIPs and %d NodePorts, want %d and %d", len(ips), len(ports), total, total/5)
+	}
+	for ip, name := range ips {
+		obj, err := b.Client.NetworkingV1().IPAddresses().Get(ctx, ip, metav1.GetOptions{})
+		if err != nil || obj.Spec.ParentRef.Name != name || obj.Spec.ParentRef.Namespace != ns {
+			t.Fatalf("IPAddress %s: %v %+v", ip, err, obj)
+		}
+		break
+	}
+
+	names := make(chan string, len(list.Items))
+	for _, s := range list.Items {
+		names <- s.Name
+	}
+	close(names)
+	for w := 0; w < 16; w++ { // Services have no deletecollection, as upstream
+		wg.Add(1)
+		go func(c kubernetes.Interface) {
+			defer wg.Done()
+			for n := range names {
+				if err := c.CoreV1().Services(ns).Delete(ctx, n, metav1.DeleteOptions{}); err != nil {
+					t.Error(err)
+				}
+			}
+		}(clients[w%2])
+	}
+	wg.Wait()
+	left := must(a.Client.NetworkingV1().IPAddresses().List(ctx, metav1.ListOptions{}))
+	for _, ip := range left.Items {
+		if ip.Spec.ParentRef != nil && ip.Spec.ParentRef.Namespace == ns {
+			t.Fatalf("IPAddress %s still held after its Service was deleted", ip.Name)
+		}
+	}
+	for np := range ports { // every port is free again
+		must(b.Client.CoreV1().Services(ns).Create(ctx, &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: "again"},
+			Spec: corev1.ServiceSpec{Type: corev1.ServiceTypeNodePort, Ports: []corev1.ServicePort{{Port: 80, NodePort: np}}}}, metav1.CreateOptions{}))
+		break
+	}
+}
+
+// TestServiceAllocationErrors checks upstream's messages and field paths.
+func TestServiceAllocationErrors(t *testing.T) {
+	s, err := framework.StartWith("", func(o *framework.Options) {
+		o.ServiceClusterIPRange = "10.0.0.0/29" // 6 usable addresses
+		o.ServiceNodePortRange = "30000-30009"
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Stop()
+	svcs := s.Client.CoreV1().Services("default")
+	mk := func(name, ip string, np int32) error {
+		spec := corev1.ServiceSpec{ClusterIP: ip, Ports: []corev1.ServicePort{{Port: 80, NodePort: np}}}
+		if np != 0 {
+			spec.Type = corev1.ServiceTypeNodePort
+		}
+		_, err := svcs.Create(ctx, &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: spec}, metav1.CreateOptions{})
+		return err
+	}
+	noErr(t, mk("a", "10.0.0.2", 30005))
+	cases := []struct {
+		name, ip string
+		np       int32
+		want     string
+		invalid  bool
+	}{
+		{"b", "10.0.0.2", 0, `spec.clusterIPs: Invalid value: ["10.0.0.2"]: failed to allocate IP 10.0.0.2: provided IP is already allocated`, true},
+		{"c", "10.0.1.2", 0, `failed to allocate IP 10.0.1.2: the provided IP (10.0.1.2) is not in the valid range. The range of valid IPs is 10.0.0.0/29`, true},
+		{"d", "", 30005, `spec.ports[0].nodePort: Invalid value: 30005: provided port is already allocated`, true},
+		{"e", "", 31000, `spec.ports[0].nodePort: Invalid value: 31000: provided port is not in the valid range. The range of valid ports is 30000-30009`, true},
+	}
+	for _, c := range cases {
+		err := mk(c.name, c.ip, c.np)
+		if err == nil || !strings.Contains(err.Error(), c.want) || apierrors.IsInvalid(err) != c.invalid {
+			t.Errorf("%s: got %v, want %q", c.name, err, c.want)
+		}
+	}
+	// A failed create must not keep what it took: "d" asked for a taken
+	// port after getting a ClusterIP; 5 more Services still fit.
+	for i := 0; i < 5; i++ {
+		noErr(t, mk(fmt.Sprintf("fill-%d", i), "", 0))
+	}
+	err = mk("full", "", 0)
+	if !apierrors.IsInternalError(err) || !strings.Contains(err.Error(), "failed to allocate a serviceIP: range is full") {
+		t.Fatalf("full range: %v", err)
+	}
+}
