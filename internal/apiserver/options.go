@@ -7,6 +7,7 @@ import (
 	"net/netip"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/spf13/pflag"
 
@@ -26,6 +27,7 @@ type Options struct {
 	ServiceClusterIPRange string
 	ServiceIPAllocator    string
 	ServiceNodePortRange  string
+	RepairInterval        time.Duration
 	TokenAuthFile         string
 }
 
@@ -45,6 +47,7 @@ func NewOptions() *Options {
 		ServiceClusterIPRange: "10.96.0.0/12",
 		ServiceIPAllocator:    AllocatorIPAddress,
 		ServiceNodePortRange:  "30000-32767",
+		RepairInterval:        3 * time.Minute,
 	}
 }
 
@@ -59,6 +62,7 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.ServiceClusterIPRange, "service-cluster-ip-range", o.ServiceClusterIPRange, "A CIDR notation IP range (or two, comma separated, for dual-stack) from which to assign service cluster IPs.")
 	fs.StringVar(&o.ServiceIPAllocator, "service-ip-allocator", o.ServiceIPAllocator, "How ClusterIPs are recorded: 'ipaddress' (an IPAddress object per IP, ranges from ServiceCIDR objects) or 'bitmap' (the legacy allocation map in etcd).")
 	fs.StringVar(&o.ServiceNodePortRange, "service-node-port-range", o.ServiceNodePortRange, "A port range to reserve for services with NodePort visibility, e.g. '30000-32767'. Inclusive at both ends of the range.")
+	fs.DurationVar(&o.RepairInterval, "repair-interval", o.RepairInterval, "How often the ClusterIP and NodePort repair loops check allocations against the Services.")
 	fs.StringVar(&o.TokenAuthFile, "token-auth-file", o.TokenAuthFile, "If set, the file that will be used to secure the secure port of the API server via token authentication.")
 }
 
@@ -84,6 +88,9 @@ func (o *Options) Validate() error {
 	}
 	if _, err := portallocator.ParseRange(o.ServiceNodePortRange); err != nil {
 		errs = append(errs, fmt.Errorf("--service-node-port-range: %w", err))
+	}
+	if o.RepairInterval <= 0 {
+		errs = append(errs, fmt.Errorf("--repair-interval must be positive"))
 	}
 	if o.TokenAuthFile != "" {
 		if _, err := os.Stat(o.TokenAuthFile); err != nil {

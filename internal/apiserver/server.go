@@ -32,6 +32,7 @@ import (
 	"github.com/svcplane/svcplane/internal/kubeconfig"
 	"github.com/svcplane/svcplane/internal/pki"
 	"github.com/svcplane/svcplane/internal/registry"
+	"github.com/svcplane/svcplane/internal/registry/core/service"
 	"github.com/svcplane/svcplane/internal/registry/resource"
 	"github.com/svcplane/svcplane/internal/version"
 )
@@ -47,6 +48,10 @@ type Server struct {
 	LoopbackConfig *restclient.Config
 	// AdvertiseAddress is the address announced to the cluster.
 	AdvertiseAddress net.IP
+	// ServiceAllocators give Services their ClusterIPs and NodePorts;
+	// ServiceRepairs are the passes of their repair loops.
+	ServiceAllocators *service.Allocators
+	ServiceRepairs    []Repairer
 	// EtcdEndpoints are the client URLs of the etcd in use (the embedded
 	// member's when no --etcd-servers were given).
 	EtcdEndpoints []string
@@ -123,7 +128,7 @@ func (s *Server) build(o *Options, endpoints []string) error {
 	if err != nil {
 		return err
 	}
-	if err := wireServices(o, byResource, config.RESTOptionsGetter, config.SharedInformerFactory); err != nil {
+	if s.ServiceAllocators, s.ServiceRepairs, err = wireServices(o, byResource, config.RESTOptionsGetter, config.SharedInformerFactory, client); err != nil {
 		return err
 	}
 	if err := generic.InstallLegacyAPIGroup(genericapiserver.DefaultLegacyAPIPrefix, core); err != nil {
@@ -133,7 +138,7 @@ func (s *Server) build(o *Options, endpoints []string) error {
 		return err
 	}
 	s.generic, s.LoopbackConfig = generic, config.LoopbackClientConfig
-	addBootstrapHooks(generic, client, o)
+	addBootstrapHooks(generic, client, o, s.ServiceRepairs)
 	return s.writeAdminKubeconfig()
 }
 
@@ -228,6 +233,12 @@ func (s *Server) applyOpenAPI(c *genericapiserver.Config) error {
 func applyStorage(o *Options, endpoints []string, defs []*resource.Definition, scheme *runtime.Scheme, codecs serializer.CodecFactory, c *genericapiserver.Config) error {
 	etcdOpts := genericoptions.NewEtcdOptions(storagebackend.NewDefaultConfig(o.EtcdPrefix, nil))
 	etcdOpts.StorageConfig.Transport.ServerList = endpoints
+	if len(o.EtcdServers) == 0 {
+		// The embedded member compacts itself (periodic, 1h); the API
+		// server's own compactor would only add a watch that holds up
+		// etcd's shutdown by its 5 s request timeout.
+		etcdOpts.StorageConfig.CompactionInterval = 0
+	}
 	etcdOpts.DefaultStorageMediaType = runtime.ContentTypeProtobuf
 	resources := serverstorage.NewResourceConfig()
 	prefixes := map[schema.GroupResource]string{}

@@ -1,6 +1,7 @@
 package apiserver
 
 import (
+	"context"
 	"fmt"
 	"net/netip"
 	"sort"
@@ -15,11 +16,14 @@ import (
 	"k8s.io/apiserver/pkg/registry/rest"
 	"k8s.io/apiserver/pkg/storage"
 	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
+	"k8s.io/utils/clock"
 
 	"github.com/svcplane/svcplane/internal/allocator/ipallocator"
 	"github.com/svcplane/svcplane/internal/allocator/portallocator"
 	"github.com/svcplane/svcplane/internal/allocator/rangestore"
+	"github.com/svcplane/svcplane/internal/allocator/repair"
 	"github.com/svcplane/svcplane/internal/registry/core/service"
 	"github.com/svcplane/svcplane/internal/registry/resource"
 )
@@ -36,19 +40,24 @@ const (
 // family) and the NodePort allocator. ipStore writes IPAddress objects in
 // IPAddress mode; f feeds the allocators' view of ServiceCIDRs and taken
 // IPs.
-func serviceAllocators(o *Options, optsGetter generic.RESTOptionsGetter, ipStore ipallocator.IPAddressStore, f informers.SharedInformerFactory) (*service.Allocators, error) {
+// The stores map holds the RangeAllocation stores by "nodeports" and, in
+// bitmap mode, by family.
+func serviceAllocators(o *Options, optsGetter generic.RESTOptionsGetter, ipStore ipallocator.IPAddressStore, f informers.SharedInformerFactory) (*service.Allocators, map[string]rangestore.Interface, error) {
 	cidrs, err := ServiceCIDRs(o.ServiceClusterIPRange)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	raw, err := rangeStorage(optsGetter)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	ports, _ := portallocator.ParseRange(o.ServiceNodePortRange)
+	stores := map[string]rangestore.Interface{
+		"nodeports": rangestore.NewEtcd(raw, keyNodePorts, ports.String(), uint64(ports.Size)),
+	}
 	al := &service.Allocators{
 		IPs:       map[corev1.IPFamily]ipallocator.Interface{},
-		NodePorts: portallocator.New(ports, rangestore.NewEtcd(raw, keyNodePorts, ports.String(), uint64(ports.Size))),
+		NodePorts: portallocator.New(ports, stores["nodeports"]),
 	}
 	var byIP []*ipallocator.IPAddressAllocator
 	view := newServiceCIDRView(f)
@@ -59,14 +68,15 @@ func serviceAllocators(o *Options, optsGetter generic.RESTOptionsGetter, ipStore
 		}
 		r, err := ipallocator.NewRange(c, maxBits)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if i == 0 {
 			al.DefaultFamily = r.Family
 		}
 		if o.ServiceIPAllocator == AllocatorBitmap {
 			key := []string{keyServiceIPs, keySecondaryService}[i]
-			al.IPs[r.Family] = ipallocator.NewBitmapAllocator(r, rangestore.NewEtcd(raw, key, r.String(), ipallocator.BitmapSize(r)))
+			stores[string(r.Family)] = rangestore.NewEtcd(raw, key, r.String(), ipallocator.BitmapSize(r))
+			al.IPs[r.Family] = ipallocator.NewBitmapAllocator(r, stores[string(r.Family)])
 			continue
 		}
 		fam := r.Family
@@ -77,22 +87,79 @@ func serviceAllocators(o *Options, optsGetter generic.RESTOptionsGetter, ipStore
 	if len(byIP) > 0 {
 		feedTakenIPs(f, byIP)
 	}
-	return al, nil
+	return al, stores, nil
 }
 
-// wireServices hooks the allocators into the services store.
-func wireServices(o *Options, byResource map[string]map[string]rest.Storage, optsGetter generic.RESTOptionsGetter, f informers.SharedInformerFactory) error {
+// Repairer is one repair loop's pass.
+type Repairer interface {
+	RunOnce(ctx context.Context) error
+}
+
+// wireServices hooks the allocators into the services store and returns the
+// repair loops that keep them consistent.
+func wireServices(o *Options, byResource map[string]map[string]rest.Storage, optsGetter generic.RESTOptionsGetter, f informers.SharedInformerFactory, client kubernetes.Interface) (*service.Allocators, []Repairer, error) {
 	svc, ok1 := byResource["services"]["services"].(*resource.REST)
 	ips, ok2 := byResource["ipaddresses.networking.k8s.io"]["ipaddresses"].(*resource.REST)
 	if !ok1 || !ok2 {
-		return fmt.Errorf("services or ipaddresses storage missing")
+		return nil, nil, fmt.Errorf("services or ipaddresses storage missing")
 	}
-	al, err := serviceAllocators(o, optsGetter, ipallocator.NewRegistryStore(ips), f)
+	al, stores, err := serviceAllocators(o, optsGetter, ipallocator.NewRegistryStore(ips), f)
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
 	al.Install(svc.Store)
-	return nil
+	return al, repairers(al, stores, client), nil
+}
+
+// repairers builds a repair loop per ClusterIP family and one for NodePorts.
+func repairers(al *service.Allocators, stores map[string]rangestore.Interface, client kubernetes.Interface) []Repairer {
+	rec, _ := repair.NewRecorder(client, "service-repair-controller")
+	var out []Repairer
+	for _, fam := range []corev1.IPFamily{corev1.IPv4Protocol, corev1.IPv6Protocol} {
+		switch a := al.IPs[fam].(type) {
+		case *ipallocator.IPAddressAllocator:
+			out = append(out, repair.NewIPAddressRepair(client, a.Contains, rec, clock.RealClock{}))
+		case *ipallocator.BitmapAllocator:
+			out = append(out, repair.NewBitmapRepair(client, stores[string(fam)], clusterIPKind(a), rec))
+		}
+	}
+	return append(out, repair.NewBitmapRepair(client, stores["nodeports"], nodePortKind(al.NodePorts.Range()), rec))
+}
+
+func clusterIPKind(a *ipallocator.BitmapAllocator) repair.Kind {
+	return repair.Kind{Reason: "ClusterIP", Noun: "Cluster IP [" + string(a.Family()) + "]:", Values: func(svc *corev1.Service) []repair.Value {
+		var out []repair.Value
+		if svc.Spec.Type == corev1.ServiceTypeExternalName {
+			return nil
+		}
+		for _, s := range svc.Spec.ClusterIPs {
+			ip, err := netip.ParseAddr(s)
+			if err != nil || familyOfAddr(ip) != a.Family() {
+				continue
+			}
+			off, ok := a.Offset(ip)
+			out = append(out, repair.Value{Offset: off, InRange: ok, Text: s})
+		}
+		return out
+	}}
+}
+
+func nodePortKind(r portallocator.Range) repair.Kind {
+	return repair.Kind{Reason: "Port", Noun: "Port", Values: func(svc *corev1.Service) []repair.Value {
+		var out []repair.Value
+		seen := map[int32]bool{}
+		add := func(p int32) {
+			if p != 0 && !seen[p] {
+				seen[p] = true
+				out = append(out, repair.Value{Offset: uint64(int(p) - r.Base), InRange: r.Contains(int(p)), Text: fmt.Sprint(p)})
+			}
+		}
+		for _, p := range svc.Spec.Ports {
+			add(p.NodePort)
+		}
+		add(svc.Spec.HealthCheckNodePort)
+		return out
+	}}
 }
 
 // rangeStorage is raw etcd storage for the RangeAllocation keys.

@@ -5,12 +5,14 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
+	"github.com/svcplane/svcplane/internal/allocator/ipallocator"
 	"github.com/svcplane/svcplane/test/integration/framework"
 )
 
@@ -154,5 +156,53 @@ func TestServiceAllocationErrors(t *testing.T) {
 	err = mk("full", "", 0)
 	if !apierrors.IsInternalError(err) || !strings.Contains(err.Error(), "failed to allocate a serviceIP: range is full") {
 		t.Fatalf("full range: %v", err)
+	}
+}
+
+// TestRepairFreesALeakOnTheThirdPass simulates a server that crashed after
+// taking a NodePort and a ClusterIP but before writing its Service (the
+// allocation is made, the Service never written). The repair passes free
+// the port on the third pass that finds it unused, not before; in IPAddress
+// mode the orphaned IPAddress also waits out its 60 s grace period, so this
+// uses the bitmap mode where the pass count alone decides.
+func TestRepairFreesALeakOnTheThirdPass(t *testing.T) {
+	s, err := framework.StartWith("", func(o *framework.Options) {
+		o.ServiceIPAllocator = "bitmap"
+		o.RepairInterval = time.Hour // passes are driven by the test
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Stop()
+	al := s.ServiceAllocators
+	leakedIP, err := al.IPs[corev1.IPv4Protocol].AllocateNext(ctx, ipallocator.Owner{Namespace: "default", Name: "crashed"}, false)
+	noErr(t, err)
+	ports, err := al.NodePorts.Allocate(ctx, nil, 1, false)
+	noErr(t, err)
+	// "crash": no Service is written.
+	taken := func() (ipTaken, portTaken bool) {
+		ipErr := al.IPs[corev1.IPv4Protocol].Allocate(ctx, leakedIP, ipallocator.Owner{}, true)
+		_, portErr := al.NodePorts.Allocate(ctx, ports, 0, true)
+		return ipErr != nil, portErr != nil
+	}
+	for pass := 1; pass <= 3; pass++ {
+		for _, r := range s.ServiceRepairs {
+			noErr(t, r.RunOnce(ctx))
+		}
+		ipTaken, portTaken := taken()
+		if want := pass < 3; ipTaken != want || portTaken != want {
+			t.Fatalf("after pass %d: IP %s taken=%v, port %d taken=%v; want taken=%v", pass, leakedIP, ipTaken, ports[0], portTaken, want)
+		}
+	}
+	// A Service that really holds its values is never touched.
+	svc := must(s.Client.CoreV1().Services("default").Create(ctx, &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: "kept"},
+		Spec: corev1.ServiceSpec{Type: corev1.ServiceTypeNodePort, Ports: []corev1.ServicePort{{Port: 80}}}}, metav1.CreateOptions{}))
+	for pass := 0; pass < 4; pass++ {
+		for _, r := range s.ServiceRepairs {
+			noErr(t, r.RunOnce(ctx))
+		}
+	}
+	if _, err := al.NodePorts.Allocate(ctx, []int{int(svc.Spec.Ports[0].NodePort)}, 0, true); err == nil {
+		t.Fatal("repair freed a NodePort that a Service holds")
 	}
 }

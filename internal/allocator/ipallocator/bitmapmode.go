@@ -31,6 +31,9 @@ func NewBitmapAllocator(r *Range, store rangestore.Interface) *BitmapAllocator {
 // BitmapSize is the map size for r (what the store must be created with).
 func BitmapSize(r *Range) uint64 { return r.Size() }
 
+// Offset returns ip's offset in the range.
+func (a *BitmapAllocator) Offset(ip netip.Addr) (uint64, bool) { return a.r.Offset(ip) }
+
 // Family implements Interface.
 func (a *BitmapAllocator) Family() corev1.IPFamily { return a.r.Family }
 

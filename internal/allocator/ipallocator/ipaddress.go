@@ -81,6 +81,9 @@ func (a *IPAddressAllocator) rangeOf(ip netip.Addr) *Range {
 	return nil
 }
 
+// Contains reports whether ip lies in one of the usable ranges.
+func (a *IPAddressAllocator) Contains(ip netip.Addr) bool { return a.rangeOf(ip) != nil }
+
 // Allocate takes a requested IP.
 func (a *IPAddressAllocator) Allocate(ctx context.Context, ip netip.Addr, owner Owner, dryRun bool) error {
 	if a.rangeOf(ip) == nil {
@@ -182,11 +185,21 @@ func (a *IPAddressAllocator) freeIn(r *Range, lo, hi uint64) (uint64, bool) {
 }
 
 func (a *IPAddressAllocator) object(ip netip.Addr, owner Owner) *networkingv1.IPAddress {
+	return NewIPAddress(ip, owner)
+}
+
+// NewIPAddress returns the IPAddress object recording that owner holds ip,
+// with kube-apiserver's labels and parent reference.
+func NewIPAddress(ip netip.Addr, owner Owner) *networkingv1.IPAddress {
+	family := corev1.IPv4Protocol
+	if !ip.Unmap().Is4() {
+		family = corev1.IPv6Protocol
+	}
 	return &networkingv1.IPAddress{
 		ObjectMeta: metav1.ObjectMeta{
 			Name: ip.String(),
 			Labels: map[string]string{
-				LabelIPFamily:  string(a.family),
+				LabelIPFamily:  string(family),
 				LabelManagedBy: ManagedByService,
 			},
 		},
