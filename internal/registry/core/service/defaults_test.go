@@ -52,7 +52,7 @@ func TestDefaultExternalName(t *testing.T) {
 
 func TestDefaultLoadBalancer(t *testing.T) {
 	svc := &corev1.Service{Spec: corev1.ServiceSpec{Type: corev1.ServiceTypeLoadBalancer,
-		SessionAffinity: corev1.ServiceAffinityClientIP,
+		SessionAffinity:       corev1.ServiceAffinityClientIP,
 		SessionAffinityConfig: &corev1.SessionAffinityConfig{ClientIP: &corev1.ClientIPConfig{TimeoutSeconds: ptr(int32(60))}}},
 		Status: corev1.ServiceStatus{LoadBalancer: corev1.LoadBalancerStatus{Ingress: []corev1.LoadBalancerIngress{
 			{IP: "1.2.3.4"}, {Hostname: "lb.example.com"}, {IP: "1.2.3.5", IPMode: ptr(corev1.LoadBalancerIPModeProxy)}}}}}
