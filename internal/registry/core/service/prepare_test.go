@@ -104,3 +104,23 @@ func TestPrepareForUpdateDropsTypeDependentFields(t *testing.T) {
 		"spec.loadBalancerClass: Forbidden: may only be used when `type` is 'LoadBalancer'",
 	})
 }
+
+// TestCreateFlow: clients that send only spec.clusterIP rely on
+// NormalizeClusterIPs running before Validate.
+func TestCreateFlow(t *testing.T) {
+	create := func(svc *corev1.Service) []string {
+		Default(svc)
+		NormalizeClusterIPs(svc, nil)
+		return errStrings(Validate(svc))
+	}
+	headless := &corev1.Service{Spec: corev1.ServiceSpec{ClusterIP: "None"}}
+	if errs := create(headless); len(errs) != 0 || !reflect.DeepEqual(headless.Spec.ClusterIPs, []string{"None"}) {
+		t.Errorf("headless without ports: %q, clusterIPs %q", errs, headless.Spec.ClusterIPs)
+	}
+	extName := &corev1.Service{Spec: corev1.ServiceSpec{Type: corev1.ServiceTypeExternalName,
+		ExternalName: "db.example.com", ClusterIP: "10.0.0.1"}}
+	want := []string{"spec.clusterIPs: Forbidden: may not be set for ExternalName services"}
+	if got := create(extName); !reflect.DeepEqual(got, want) {
+		t.Errorf("ExternalName with clusterIP: %q, want %q", got, want)
+	}
+}
