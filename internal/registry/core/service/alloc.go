@@ -71,7 +71,7 @@ func isDryRun(dryRun []string) bool { return len(dryRun) > 0 }
 func (al *Allocators) BeginCreate(ctx context.Context, obj runtime.Object, opts *metav1.CreateOptions) (genericregistry.FinishFunc, error) {
 	svc := obj.(*corev1.Service)
 	dryRun := isDryRun(opts.DryRun)
-	normalizeClusterIPs(svc, nil)
+	NormalizeClusterIPs(svc, nil)
 	if errs := Validate(svc); len(errs) > 0 {
 		return nil, invalid(svc, errs)
 	}
@@ -129,7 +129,7 @@ func familyOf(ip netip.Addr) corev1.IPFamily {
 // allocClusterIPs gives svc an IP of each family in families that it lacks
 // (or takes the one it asks for), and returns what it took.
 func (al *Allocators) allocClusterIPs(ctx context.Context, svc *corev1.Service, families []corev1.IPFamily, dryRun bool) (map[corev1.IPFamily]string, error) {
-	if !needsClusterIP(svc) {
+	if !holdsClusterIP(svc) {
 		return nil, nil
 	}
 	for len(svc.Spec.ClusterIPs) < len(svc.Spec.IPFamilies) {
@@ -200,8 +200,8 @@ func containsFamily(fams []corev1.IPFamily, f corev1.IPFamily) bool {
 	return false
 }
 
-// needsClusterIP: every type but ExternalName, unless headless.
-func needsClusterIP(svc *corev1.Service) bool {
+// holdsClusterIP: every type but ExternalName, unless headless.
+func holdsClusterIP(svc *corev1.Service) bool {
 	if svc.Spec.Type == corev1.ServiceTypeExternalName {
 		return false
 	}

@@ -135,27 +135,3 @@ func otherFamily(f corev1.IPFamily) corev1.IPFamily {
 	}
 	return corev1.IPv4Protocol
 }
-
-// normalizeClusterIPs keeps clusterIP and clusterIPs in step for clients
-// that only know one of them. old is nil on create.
-func normalizeClusterIPs(svc, old *corev1.Service) {
-	s := &svc.Spec
-	if old == nil {
-		if s.ClusterIP != "" && len(s.ClusterIPs) == 0 {
-			s.ClusterIPs = []string{s.ClusterIP}
-		}
-		return
-	}
-	if len(old.Spec.ClusterIPs) > 0 && len(s.ClusterIPs) == 0 && old.Spec.ClusterIP == s.ClusterIP {
-		s.ClusterIPs = old.Spec.ClusterIPs
-	}
-	if old.Spec.ClusterIP != s.ClusterIP {
-		same := slices.Equal(old.Spec.ClusterIPs, s.ClusterIPs)
-		if old.Spec.ClusterIP != "" && s.ClusterIP == "" && same {
-			s.ClusterIPs = nil
-		}
-		if s.ClusterIP != "" && same {
-			s.ClusterIPs = []string{s.ClusterIP}
-		}
-	}
-}

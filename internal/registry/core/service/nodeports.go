@@ -13,10 +13,6 @@ import (
 	"github.com/svcplane/svcplane/internal/allocator/portallocator"
 )
 
-func needsNodePort(svc *corev1.Service) bool {
-	return svc.Spec.Type == corev1.ServiceTypeNodePort || svc.Spec.Type == corev1.ServiceTypeLoadBalancer
-}
-
 // shouldAllocateNodePorts: NodePort always; LoadBalancer unless
 // allocateLoadBalancerNodePorts is false.
 func shouldAllocateNodePorts(svc *corev1.Service) bool {
@@ -25,12 +21,6 @@ func shouldAllocateNodePorts(svc *corev1.Service) bool {
 	}
 	return svc.Spec.Type == corev1.ServiceTypeLoadBalancer &&
 		(svc.Spec.AllocateLoadBalancerNodePorts == nil || *svc.Spec.AllocateLoadBalancerNodePorts)
-}
-
-// needsHealthCheck: LoadBalancer with externalTrafficPolicy Local.
-func needsHealthCheck(svc *corev1.Service) bool {
-	return svc.Spec.Type == corev1.ServiceTypeLoadBalancer &&
-		svc.Spec.ExternalTrafficPolicy == corev1.ServiceExternalTrafficPolicyLocal
 }
 
 // nodePortsOf returns every node port svc holds, health check included.

@@ -22,7 +22,11 @@ func Definition() *resource.Definition {
 		New:            func() runtime.Object { return &corev1.Service{} },
 		NewList:        func() runtime.Object { return &corev1.ServiceList{} },
 		Default:        func(obj runtime.Object) { Default(obj.(*corev1.Service)) },
-		Status:         &resource.StatusDefinition{},
+		Status: &resource.StatusDefinition{
+			ValidateUpdate: func(ctx context.Context, obj, old runtime.Object) field.ErrorList {
+				return ValidateStatusUpdate(obj.(*corev1.Service), old.(*corev1.Service))
+			},
+		},
 		Validate: func(ctx context.Context, obj runtime.Object) field.ErrorList {
 			return Validate(obj.(*corev1.Service))
 		},
