@@ -53,7 +53,9 @@ func run(m *testing.M) (int, error) {
 		return 1, err
 	}
 	defer logf.Close()
-	srv := exec.Command(bin, "server", "--data-dir", filepath.Join(dir, "data"), "--secure-port", "0", "--bind-address", "127.0.0.1")
+	// Small ranges so that TestServiceAllocationErrors can fill them.
+	srv := exec.Command(bin, "server", "--data-dir", filepath.Join(dir, "data"), "--secure-port", "0", "--bind-address", "127.0.0.1",
+		"--service-cluster-ip-range", serviceRange, "--service-node-port-range", nodePortRange)
 	srv.Stderr = logf
 	stdout, err := srv.StdoutPipe()
 	if err != nil {
