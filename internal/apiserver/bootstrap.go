@@ -7,12 +7,14 @@ import (
 
 	"k8s.io/apimachinery/pkg/util/wait"
 	genericapiserver "k8s.io/apiserver/pkg/server"
+	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
 
 	"github.com/svcplane/svcplane/internal/bootstrap/defaultservicecidr"
 	"github.com/svcplane/svcplane/internal/bootstrap/systemnamespaces"
+	"github.com/svcplane/svcplane/internal/controller/servicecidr"
 )
 
 // addBootstrapHooks registers what the server does once it serves: the
@@ -38,6 +40,13 @@ func addBootstrapHooks(s *genericapiserver.GenericAPIServer, client kubernetes.I
 	for _, c := range cidrs {
 		specs = append(specs, c.String())
 	}
+	s.AddPostStartHookOrDie("start-service-cidr-controller", func(hc genericapiserver.PostStartHookContext) error {
+		f := informers.NewSharedInformerFactory(client, 10*time.Minute)
+		c := servicecidr.New(client, f.Networking().V1().ServiceCIDRs(), f.Networking().V1().IPAddresses())
+		f.Start(hc.Done())
+		go c.Run(hc, 1)
+		return nil
+	})
 	s.AddPostStartHookOrDie("start-default-servicecidr-controller", func(hc genericapiserver.PostStartHookContext) error {
 		c := defaultservicecidr.New(client, specs, clock.RealClock{})
 		if err := c.Sync(hc); err != nil {

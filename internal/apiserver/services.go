@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/netip"
+	"slices"
 	"sort"
 	"sync"
 
@@ -24,6 +25,7 @@ import (
 	"github.com/svcplane/svcplane/internal/allocator/portallocator"
 	"github.com/svcplane/svcplane/internal/allocator/rangestore"
 	"github.com/svcplane/svcplane/internal/allocator/repair"
+	"github.com/svcplane/svcplane/internal/controller/servicecidr"
 	"github.com/svcplane/svcplane/internal/registry/core/service"
 	"github.com/svcplane/svcplane/internal/registry/resource"
 )
@@ -225,15 +227,17 @@ func newServiceCIDRView(f informers.SharedInformerFactory) *serviceCIDRView {
 }
 
 // ranges returns the configured range of a family first, then the other
-// usable ServiceCIDRs of that family (not being deleted, not marked not
-// Ready), sorted by name.
+// usable ServiceCIDRs of that family (finalizer set, not being deleted, not
+// marked not Ready), sorted by name.
 func (v *serviceCIDRView) ranges(configured *ipallocator.Range) []*ipallocator.Range {
 	out := []*ipallocator.Range{configured}
 	objs, _ := v.lister()
 	sort.Slice(objs, func(i, j int) bool { return objs[i].Name < objs[j].Name })
 	seen := map[string]bool{configured.String(): true}
 	for _, sc := range objs {
-		if sc.DeletionTimestamp != nil || notReady(sc) {
+		// Only ServiceCIDRs that carry the controller's finalizer: deleting
+		// one then waits until its IPs are gone.
+		if sc.DeletionTimestamp != nil || notReady(sc) || !slices.Contains(sc.Finalizers, servicecidr.Finalizer) {
 			continue
 		}
 		for _, c := range sc.Spec.CIDRs {

@@ -1,0 +1,7 @@
+// Package servicecidr is the ServiceCIDR controller: every ServiceCIDR gets
+// the networking.k8s.io/service-cidr-finalizer and a Ready condition; a
+// deleted ServiceCIDR keeps its finalizer (Ready=False, reason Terminating)
+// while any IPAddress inside it is not covered by another ServiceCIDR, so
+// no allocated ClusterIP is ever left outside every range. Shape: informers
+// → rate-limited work queue keyed by name → sync.
+package servicecidr
