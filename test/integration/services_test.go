@@ -21,14 +21,25 @@ import (
 // finds no ClusterIP or NodePort given twice; deleting them frees every IP
 // and port.
 func TestServiceAllocationAcrossTwoServers(t *testing.T) {
-	a := framework.StartT(t)
-	b, err := framework.StartWith("", func(o *framework.Options) { o.EtcdServers = a.EtcdEndpoints })
+	t.Run("ipaddress", func(t *testing.T) { allocateAcrossTwoServers(t, "ipaddress", 5000) })
+	t.Run("bitmap", func(t *testing.T) { allocateAcrossTwoServers(t, "bitmap", 2000) })
+}
+
+func allocateAcrossTwoServers(t *testing.T, mode string, total int) {
+	a, err := framework.StartWith("", func(o *framework.Options) { o.ServiceIPAllocator = mode })
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Stop()
+	b, err := framework.StartWith("", func(o *framework.Options) {
+		o.EtcdServers, o.ServiceIPAllocator = a.EtcdEndpoints, mode
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer b.Stop()
 	ns := newNamespace(t, a.Client)
-	const total, workers = 5000, 64
+	const workers = 64
 	clients := []kubernetes.Interface{a.Client, b.Client}
 	var wg sync.WaitGroup
 	errs := make(chan error, workers)
@@ -74,6 +85,9 @@ func TestServiceAllocationAcrossTwoServers(t *testing.T) {
 		t.Fatalf("%d ClusterIPs and %d NodePorts, want %d and %d", len(ips), len(ports), total, total/5)
 	}
 	for ip, name := range ips {
+		if mode != "ipaddress" {
+			break
+		}
 		obj, err := b.Client.NetworkingV1().IPAddresses().Get(ctx, ip, metav1.GetOptions{})
 		if err != nil || obj.Spec.ParentRef.Name != name || obj.Spec.ParentRef.Namespace != ns {
 			t.Fatalf("IPAddress %s: %v %+v", ip, err, obj)

@@ -4,6 +4,7 @@ import (
 	"math/big"
 	"math/bits"
 	"math/rand/v2"
+	"slices"
 )
 
 // Bitmap records which offsets of [0, Size) are allocated.
@@ -129,4 +130,9 @@ func (b *Bitmap) Restore(data []byte) {
 	for _, w := range b.words {
 		b.count += uint64(bits.OnesCount64(w))
 	}
+}
+
+// Clone returns an independent copy.
+func (b *Bitmap) Clone() *Bitmap {
+	return &Bitmap{size: b.size, count: b.count, words: slices.Clone(b.words)}
 }

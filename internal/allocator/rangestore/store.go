@@ -2,6 +2,7 @@ package rangestore
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 
@@ -22,12 +23,30 @@ type Interface interface {
 	Get(ctx context.Context) (*bitmap.Bitmap, error)
 }
 
-// Etcd is an Interface on an etcd key.
+// Etcd is an Interface on an etcd key. Concurrent Updates in one process
+// are group-committed: while one compare-and-swap is in flight the next
+// callers queue, and the next write applies all of them at once (each on
+// its own copy of the map, so one caller's error leaves the others' changes
+// intact). Callers return only after the write holding their change has
+// committed.
 type Etcd struct {
 	storage   storage.Interface
 	key       string
 	rangeSpec string
 	size      uint64
+
+	mu      sync.Mutex
+	pending []*op
+	leading bool
+	// last is the last object written or read, used as the starting point
+	// of the next compare-and-swap (a stale one just costs a retry).
+	last *corev1.RangeAllocation
+}
+
+type op struct {
+	fn   func(*bitmap.Bitmap) error
+	err  error
+	done chan struct{}
 }
 
 // NewEtcd returns the map of size offsets for rangeSpec (e.g. "30000-32767"
@@ -38,19 +57,85 @@ func NewEtcd(s storage.Interface, key, rangeSpec string, size uint64) *Etcd {
 
 // Update implements Interface.
 func (e *Etcd) Update(ctx context.Context, fn func(*bitmap.Bitmap) error) error {
-	return e.storage.GuaranteedUpdate(ctx, e.key, &corev1.RangeAllocation{}, true, nil,
+	o := &op{fn: fn, done: make(chan struct{})}
+	e.mu.Lock()
+	e.pending = append(e.pending, o)
+	if e.leading {
+		e.mu.Unlock()
+		select {
+		case <-o.done:
+			return o.err
+		case <-ctx.Done():
+			// The change may still be written; the repair loop frees it
+			// if no Service ends up holding it.
+			return ctx.Err()
+		}
+	}
+	e.leading = true
+	e.mu.Unlock()
+	for {
+		e.mu.Lock()
+		batch := e.pending
+		e.pending = nil
+		if len(batch) == 0 {
+			e.leading = false
+			e.mu.Unlock()
+			return o.err
+		}
+		e.mu.Unlock()
+		e.commit(context.WithoutCancel(ctx), batch)
+	}
+}
+
+// commit applies batch in one compare-and-swap and wakes its callers.
+func (e *Etcd) commit(ctx context.Context, batch []*op) {
+	e.mu.Lock()
+	cached := e.last
+	e.mu.Unlock()
+	dest := &corev1.RangeAllocation{}
+	err := e.storage.GuaranteedUpdate(ctx, e.key, dest, true, nil,
 		storage.SimpleUpdate(func(obj runtime.Object) (runtime.Object, error) {
 			ra := obj.(*corev1.RangeAllocation)
 			b, err := e.load(ra)
 			if err != nil {
 				return nil, err
 			}
-			if err := fn(b); err != nil {
-				return nil, err
+			changed := false
+			for _, o := range batch {
+				trial := b.Clone()
+				if o.err = o.fn(trial); o.err == nil {
+					b, changed = trial, true
+				}
 			}
-			ra.Range, ra.Data = e.rangeSpec, b.Snapshot()
-			return ra, nil
-		}), nil)
+			if !changed {
+				return nil, errNothingToWrite
+			}
+			out := ra.DeepCopy()
+			out.Range, out.Data = e.rangeSpec, b.Snapshot()
+			return out, nil
+		}), cachedOrNil(cached))
+	e.mu.Lock()
+	if err == nil {
+		e.last = dest // carries the new resourceVersion
+	} else {
+		e.last = nil
+	}
+	e.mu.Unlock()
+	for _, o := range batch {
+		if err != nil && !errors.Is(err, errNothingToWrite) && o.err == nil {
+			o.err = err
+		}
+		close(o.done)
+	}
+}
+
+var errNothingToWrite = errors.New("no change to write")
+
+func cachedOrNil(ra *corev1.RangeAllocation) runtime.Object {
+	if ra == nil {
+		return nil
+	}
+	return ra
 }
 
 // Get implements Interface.
