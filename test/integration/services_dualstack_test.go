@@ -102,3 +102,30 @@ func TestRequireDualStackOnSingleStack(t *testing.T) {
 		t.Fatalf("got %v", err)
 	}
 }
+
+// TestServiceWithFinalizerReleasesOnFinalDelete: a Service with a finalizer
+// keeps its IP while terminating and gives it back when the finalizer goes.
+func TestServiceWithFinalizerReleasesOnFinalDelete(t *testing.T) {
+	c := server.Client
+	ns := newNamespace(t, c)
+	svc := must(c.CoreV1().Services(ns).Create(ctx, &corev1.Service{
+		ObjectMeta: metav1.ObjectMeta{Name: "held", Finalizers: []string{"svcplane.io/test"}},
+		Spec:       corev1.ServiceSpec{Type: corev1.ServiceTypeNodePort, Ports: []corev1.ServicePort{{Port: 80}}}}, metav1.CreateOptions{}))
+	noErr(t, c.CoreV1().Services(ns).Delete(ctx, "held", metav1.DeleteOptions{}))
+	ipExists := func() bool {
+		_, err := c.NetworkingV1().IPAddresses().Get(ctx, svc.Spec.ClusterIP, metav1.GetOptions{})
+		return err == nil
+	}
+	if !ipExists() {
+		t.Fatal("a terminating Service lost its IP before its finalizers were removed")
+	}
+	cur := must(c.CoreV1().Services(ns).Get(ctx, "held", metav1.GetOptions{}))
+	cur.Finalizers = nil
+	must(c.CoreV1().Services(ns).Update(ctx, cur, metav1.UpdateOptions{}))
+	if ipExists() {
+		t.Fatal("IP not released when the last finalizer went")
+	}
+	must(c.CoreV1().Services(ns).Create(ctx, &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: "reuse"},
+		Spec: corev1.ServiceSpec{Type: corev1.ServiceTypeNodePort, ClusterIP: svc.Spec.ClusterIP,
+			Ports: []corev1.ServicePort{{Port: 80, NodePort: svc.Spec.Ports[0].NodePort}}}}, metav1.CreateOptions{}))
+}
