@@ -20,7 +20,7 @@ import (
 
 func newBenchServicesCommand() *cobra.Command {
 	var n, clients int
-	var headless bool
+	var headless, protobuf bool
 	var extra []string
 	var kubeconfig string
 	cmd := &cobra.Command{
@@ -48,6 +48,10 @@ func newBenchServicesCommand() *cobra.Command {
 				cfg = *b.config
 			}
 			cfg.QPS, cfg.Burst = -1, 0 // no client-side throttling
+			if protobuf {
+				cfg.ContentType = "application/vnd.kubernetes.protobuf"
+				cfg.AcceptContentTypes = "application/vnd.kubernetes.protobuf,application/json"
+			}
 			client, err := kubernetes.NewForConfig(&cfg)
 			if err != nil {
 				return err
@@ -57,6 +61,7 @@ func newBenchServicesCommand() *cobra.Command {
 	}
 	cmd.Flags().IntVar(&n, "services", 5000, "Number of Services to create.")
 	cmd.Flags().IntVar(&clients, "clients", 32, "Concurrent clients.")
+	cmd.Flags().BoolVar(&protobuf, "protobuf", true, "Talk protobuf, as client-go programs of core types usually do (false: JSON, as kubectl).")
 	cmd.Flags().BoolVar(&headless, "headless", false, "Create headless Services (no ClusterIP) for comparison.")
 	cmd.Flags().StringVar(&kubeconfig, "kubeconfig", "", "Run against this running server instead of starting a fresh one (its default namespace must have no bench-* Services).")
 	cmd.Flags().StringSliceVar(&extra, "server-arg", nil, "Extra flag for the server (repeatable), e.g. --server-arg=--service-ip-allocator=bitmap.")

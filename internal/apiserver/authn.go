@@ -17,7 +17,7 @@ import (
 // authenticated, so they get 401.
 func newAuthenticator(clientCA dynamiccertificates.CAContentProvider, tokenFile string) (authenticator.Request, error) {
 	auths := []authenticator.Request{
-		x509request.NewDynamic(clientCA.VerifyOptions, x509request.CommonNameUserConversion),
+		newCachedCertAuthenticator(x509request.NewDynamic(clientCA.VerifyOptions, x509request.CommonNameUserConversion), clientCA),
 	}
 	if tokenFile != "" {
 		tokens, err := tokenfile.NewCSV(tokenFile)
