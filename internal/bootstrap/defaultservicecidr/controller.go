@@ -9,8 +9,9 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
+
+	"github.com/svcplane/svcplane/internal/bootstrap/periodic"
 )
 
 // Name is the default ServiceCIDR's name.
@@ -59,16 +60,5 @@ func (c *Controller) Sync(ctx context.Context) error {
 
 // Run syncs every Interval until ctx ends.
 func (c *Controller) Run(ctx context.Context) {
-	t := c.clock.NewTicker(Interval)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C():
-			if err := c.Sync(ctx); err != nil {
-				klog.ErrorS(err, "Unable to keep the default ServiceCIDR", "name", Name)
-			}
-		}
-	}
+	periodic.Run(ctx, c.clock, Interval, "Unable to keep the default ServiceCIDR", c.Sync)
 }

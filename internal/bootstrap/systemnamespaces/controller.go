@@ -8,8 +8,9 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
+
+	"github.com/svcplane/svcplane/internal/bootstrap/periodic"
 )
 
 // Names are the namespaces every cluster has.
@@ -53,16 +54,5 @@ func (c *Controller) Sync(ctx context.Context) error {
 
 // Run syncs every Interval until ctx ends.
 func (c *Controller) Run(ctx context.Context) {
-	t := c.clock.NewTicker(Interval)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C():
-			if err := c.Sync(ctx); err != nil {
-				klog.ErrorS(err, "Unable to create system namespaces")
-			}
-		}
-	}
+	periodic.Run(ctx, c.clock, Interval, "Unable to create system namespaces", c.Sync)
 }

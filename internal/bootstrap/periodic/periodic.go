@@ -1,0 +1,27 @@
+// Package periodic runs a bootstrap controller's sync on a ticker from an
+// injected clock, so tests step the clock instead of sleeping.
+package periodic
+
+import (
+	"context"
+	"time"
+
+	"k8s.io/klog/v2"
+	"k8s.io/utils/clock"
+)
+
+// Run calls sync every interval until ctx ends, logging failures with msg.
+func Run(ctx context.Context, clk clock.WithTicker, interval time.Duration, msg string, sync func(context.Context) error) {
+	t := clk.NewTicker(interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C():
+			if err := sync(ctx); err != nil {
+				klog.ErrorS(err, msg)
+			}
+		}
+	}
+}
