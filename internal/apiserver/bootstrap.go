@@ -3,7 +3,12 @@ package apiserver
 import (
 	"context"
 	"fmt"
+	"net"
 	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apiserver/pkg/registry/generic"
 
 	"k8s.io/apimachinery/pkg/util/wait"
 	genericapiserver "k8s.io/apiserver/pkg/server"
@@ -12,7 +17,10 @@ import (
 	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
 
+	"github.com/svcplane/svcplane/internal/allocator/ipallocator"
 	"github.com/svcplane/svcplane/internal/bootstrap/defaultservicecidr"
+	"github.com/svcplane/svcplane/internal/bootstrap/kubernetesservice"
+	"github.com/svcplane/svcplane/internal/bootstrap/reconcilers"
 	"github.com/svcplane/svcplane/internal/bootstrap/systemnamespaces"
 	"github.com/svcplane/svcplane/internal/controller/servicecidr"
 )
@@ -89,4 +97,56 @@ func startRepairs(ctx context.Context, repairs []Repairer, interval time.Duratio
 		}
 	}()
 	return nil
+}
+
+// addKubernetesServiceHooks runs the controller of the `kubernetes` Service
+// and its endpoints after start and takes this server out of the endpoints
+// before shutdown.
+func (s *Server) addKubernetesServiceHooks(g *genericapiserver.GenericAPIServer, client kubernetes.Interface, o *Options, optsGetter generic.RESTOptionsGetter, port int) error {
+	r, err := s.endpointReconciler(o, client, optsGetter)
+	if err != nil {
+		return err
+	}
+	cidrs, _ := ServiceCIDRs(o.ServiceClusterIPRange)
+	first, err := ipallocator.NewRange(cidrs[0], 64)
+	if err != nil {
+		return err
+	}
+	cfg := kubernetesservice.Config{
+		ServiceIP: net.IP(first.Addr(0).AsSlice()), ServicePort: 443, NodePort: int32(o.KubernetesServiceNodePort),
+		PublicIP: s.AdvertiseAddress, PublicPort: int32(port),
+	}
+	ready := func(ctx context.Context) bool {
+		return client.CoreV1().RESTClient().Get().AbsPath("/readyz").Do(ctx).Error() == nil
+	}
+	c := kubernetesservice.New(cfg, client, r, clock.RealClock{}, ready)
+	g.AddPostStartHookOrDie("bootstrap-controller", func(hc genericapiserver.PostStartHookContext) error {
+		c.Start(hc)
+		return nil
+	})
+	return g.AddPreShutdownHook("stop-bootstrap-controller", func() error {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		return c.Stop(ctx)
+	})
+}
+
+// endpointReconciler returns the --endpoint-reconciler-type reconciler, or
+// none when the advertise address is loopback (Endpoints refuse those).
+func (s *Server) endpointReconciler(o *Options, client kubernetes.Interface, optsGetter generic.RESTOptionsGetter) (reconcilers.Interface, error) {
+	if s.AdvertiseAddress.IsLoopback() && o.EndpointReconcilerType != reconcilers.TypeNone {
+		klog.Warningf("advertise address %s is a loopback address, which Endpoints may not hold: the kubernetes Service gets no endpoints from this server; set --advertise-address", s.AdvertiseAddress)
+		return reconcilers.None{}, nil
+	}
+	switch o.EndpointReconcilerType {
+	case reconcilers.TypeMasterCount:
+		return reconcilers.NewMasterCount(client, o.APIServerCount), nil
+	case reconcilers.TypeNone:
+		return reconcilers.None{}, nil
+	}
+	leases, err := rawStorage(optsGetter, "apiServerIPInfo", "/masterleases", func() runtime.Object { return &corev1.Endpoints{} })
+	if err != nil {
+		return nil, err
+	}
+	return reconcilers.NewLease(client, reconcilers.NewEtcdLeases(leases)), nil
 }

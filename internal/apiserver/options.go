@@ -13,6 +13,7 @@ import (
 
 	"github.com/svcplane/svcplane/internal/allocator/ipallocator"
 	"github.com/svcplane/svcplane/internal/allocator/portallocator"
+	"github.com/svcplane/svcplane/internal/bootstrap/reconcilers"
 )
 
 // Options are the server's settings, shared by `svcplane server` and
@@ -29,6 +30,10 @@ type Options struct {
 	ServiceNodePortRange  string
 	RepairInterval        time.Duration
 	TokenAuthFile         string
+
+	EndpointReconcilerType    string
+	APIServerCount            int
+	KubernetesServiceNodePort int
 }
 
 // Service IP allocator modes.
@@ -48,6 +53,9 @@ func NewOptions() *Options {
 		ServiceIPAllocator:    AllocatorIPAddress,
 		ServiceNodePortRange:  "30000-32767",
 		RepairInterval:        3 * time.Minute,
+
+		EndpointReconcilerType: reconcilers.TypeLease,
+		APIServerCount:         1,
 	}
 }
 
@@ -63,6 +71,9 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.ServiceIPAllocator, "service-ip-allocator", o.ServiceIPAllocator, "How ClusterIPs are recorded: 'ipaddress' (an IPAddress object per IP, ranges from ServiceCIDR objects) or 'bitmap' (the legacy allocation map in etcd).")
 	fs.StringVar(&o.ServiceNodePortRange, "service-node-port-range", o.ServiceNodePortRange, "A port range to reserve for services with NodePort visibility, e.g. '30000-32767'. Inclusive at both ends of the range.")
 	fs.DurationVar(&o.RepairInterval, "repair-interval", o.RepairInterval, "How often the ClusterIP and NodePort repair loops check allocations against the Services.")
+	fs.StringVar(&o.EndpointReconcilerType, "endpoint-reconciler-type", o.EndpointReconcilerType, "Use an endpoint reconciler (master-count, lease, none).")
+	fs.IntVar(&o.APIServerCount, "apiserver-count", o.APIServerCount, "The number of apiservers running in the cluster, must be a positive number. (In use when --endpoint-reconciler-type=master-count is enabled.)")
+	fs.IntVar(&o.KubernetesServiceNodePort, "kubernetes-service-node-port", o.KubernetesServiceNodePort, "If non-zero, the Kubernetes master service (which apiserver creates/maintains) will be of type NodePort, using this as the value of the port. If zero, the Kubernetes master service will be of type ClusterIP.")
 	fs.StringVar(&o.TokenAuthFile, "token-auth-file", o.TokenAuthFile, "If set, the file that will be used to secure the secure port of the API server via token authentication.")
 }
 
@@ -88,6 +99,19 @@ func (o *Options) Validate() error {
 	}
 	if _, err := portallocator.ParseRange(o.ServiceNodePortRange); err != nil {
 		errs = append(errs, fmt.Errorf("--service-node-port-range: %w", err))
+	}
+	switch o.EndpointReconcilerType {
+	case reconcilers.TypeLease, reconcilers.TypeMasterCount, reconcilers.TypeNone:
+	default:
+		errs = append(errs, fmt.Errorf("--endpoint-reconciler-type %q: must be one of lease, master-count, none", o.EndpointReconcilerType))
+	}
+	if o.APIServerCount < 1 {
+		errs = append(errs, fmt.Errorf("--apiserver-count should be a positive number, but value '%d' provided", o.APIServerCount))
+	}
+	if p := o.KubernetesServiceNodePort; p != 0 {
+		if r, err := portallocator.ParseRange(o.ServiceNodePortRange); err == nil && !r.Contains(p) {
+			errs = append(errs, fmt.Errorf("--kubernetes-service-node-port %d must be within --service-node-port-range %s", p, r))
+		}
 	}
 	if o.RepairInterval <= 0 {
 		errs = append(errs, fmt.Errorf("--repair-interval must be positive"))

@@ -139,6 +139,13 @@ func (s *Server) build(o *Options, endpoints []string) error {
 	}
 	s.generic, s.LoopbackConfig = generic, config.LoopbackClientConfig
 	addBootstrapHooks(generic, client, o, s.ServiceRepairs)
+	_, port, err := config.SecureServing.HostPort()
+	if err != nil {
+		return err
+	}
+	if err := s.addKubernetesServiceHooks(generic, client, o, config.RESTOptionsGetter, port); err != nil {
+		return err
+	}
 	return s.writeAdminKubeconfig()
 }
 
@@ -347,6 +354,10 @@ func clientHost(o *Options) string {
 func servingHosts(o *Options, advertise net.IP) []string {
 	hosts := []string{"localhost", "127.0.0.1", "kubernetes", "kubernetes.default", "kubernetes.default.svc",
 		"kubernetes.default.svc.cluster.local", advertise.String(), clientHost(o)}
+	if cidrs, err := ServiceCIDRs(o.ServiceClusterIPRange); err == nil {
+		// The kubernetes Service's ClusterIP, for in-cluster clients.
+		hosts = append(hosts, cidrs[0].Addr().Next().String())
+	}
 	if h, err := os.Hostname(); err == nil {
 		hosts = append(hosts, h)
 	}

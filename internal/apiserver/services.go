@@ -166,13 +166,19 @@ func nodePortKind(r portallocator.Range) repair.Kind {
 
 // rangeStorage is raw etcd storage for the RangeAllocation keys.
 func rangeStorage(optsGetter generic.RESTOptionsGetter) (storage.Interface, error) {
-	opts, err := optsGetter.GetRESTOptions(schema.GroupResource{Resource: "serviceipallocations"}, &corev1.RangeAllocation{})
+	return rawStorage(optsGetter, "serviceipallocations", rangesResourcePrefix, func() runtime.Object { return &corev1.RangeAllocation{} })
+}
+
+// rawStorage is etcd storage (protobuf, core/v1 encoding) for keys below
+// prefix that no REST resource serves.
+func rawStorage(optsGetter generic.RESTOptionsGetter, resource, prefix string, newFunc func() runtime.Object) (storage.Interface, error) {
+	opts, err := optsGetter.GetRESTOptions(schema.GroupResource{Resource: resource}, newFunc())
 	if err != nil {
 		return nil, err
 	}
-	s, _, err := generic.NewRawStorage(opts.StorageConfig, func() runtime.Object { return &corev1.RangeAllocation{} }, nil, rangesResourcePrefix)
+	s, _, err := generic.NewRawStorage(opts.StorageConfig, newFunc, nil, prefix)
 	if err != nil {
-		return nil, fmt.Errorf("range allocation storage: %w", err)
+		return nil, fmt.Errorf("%s storage: %w", resource, err)
 	}
 	return s, nil
 }
