@@ -1,0 +1,159 @@
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// bin is the svcplane binary built once for the package.
+var bin string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "svcplane-e2e-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	bin = filepath.Join(dir, "svcplane")
+	_, file, _, _ := runtime.Caller(0)
+	build := exec.Command("go", "build", "-o", bin, "./cmd/svcplane")
+	build.Dir = filepath.Join(filepath.Dir(file), "..", "..")
+	if out, err := build.CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "go build: %v\n%s", err, out)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// requireRoot skips a test that needs root when not root; CI runs as root.
+func requireRoot(t *testing.T) {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		t.Skip("needs root for network namespaces")
+	}
+	for _, tool := range []string{"ip", "etcd"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Fatalf("%s not installed (.ci/run installs iproute2 and etcd-server): %v", tool, err)
+		}
+	}
+}
+
+// netns is a network namespace made for one test.
+type netns struct{ name string }
+
+// newNetns creates a namespace whose lo is up and also carries addrs (/32
+// each); it has no other interface and no default route.
+func newNetns(t *testing.T, addrs ...string) *netns {
+	t.Helper()
+	b := make([]byte, 4)
+	_, _ = rand.Read(b)
+	n := &netns{name: "svcplane-e2e-" + hex.EncodeToString(b)}
+	run(t, "ip", "netns", "add", n.name)
+	t.Cleanup(func() { _ = exec.Command("ip", "netns", "del", n.name).Run() })
+	run(t, "ip", "-n", n.name, "link", "set", "lo", "up")
+	for _, a := range addrs {
+		run(t, "ip", "-n", n.name, "addr", "add", a+"/32", "dev", "lo")
+	}
+	return n
+}
+
+func run(t *testing.T, name string, args ...string) string {
+	t.Helper()
+	out, err := exec.Command(name, args...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("%s %s: %v\n%s", name, strings.Join(args, " "), err, out)
+	}
+	return string(out)
+}
+
+// proc is a process running in a namespace.
+type proc struct {
+	cmd  *exec.Cmd
+	log  *bytes.Buffer
+	done chan struct{}
+}
+
+// start runs name args inside n; the process is killed when the test ends.
+func (n *netns) start(t *testing.T, name string, args ...string) *proc {
+	t.Helper()
+	p := &proc{cmd: exec.Command("ip", append([]string{"netns", "exec", n.name, name}, args...)...),
+		log: &bytes.Buffer{}, done: make(chan struct{})}
+	p.cmd.Stdout, p.cmd.Stderr = p.log, p.log
+	if err := p.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { _ = p.cmd.Wait(); close(p.done) }()
+	t.Cleanup(func() {
+		_ = p.cmd.Process.Kill()
+		<-p.done
+		if t.Failed() {
+			t.Logf("%s log (tail):\n%s", name, tail(p.log.String()))
+		}
+	})
+	return p
+}
+
+// signal sends sig and waits for the process to exit.
+func (p *proc) signal(t *testing.T, sig syscall.Signal) {
+	t.Helper()
+	if err := p.cmd.Process.Signal(sig); err != nil {
+		t.Fatal(err)
+	}
+	p.wait(t, sig)
+}
+
+// wait waits for the process to exit after sig was sent.
+func (p *proc) wait(t *testing.T, sig syscall.Signal) {
+	t.Helper()
+	select {
+	case <-p.done:
+	case <-time.After(30 * time.Second):
+		t.Fatalf("process did not exit within 30 s of %v", sig)
+	}
+}
+
+// exec runs a command inside n and returns its stdout.
+func (n *netns) exec(ctx context.Context, name string, args ...string) (string, error) {
+	cmd := exec.CommandContext(ctx, "ip", append([]string{"netns", "exec", n.name, name}, args...)...)
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	if err := cmd.Run(); err != nil {
+		return "", fmt.Errorf("%v: %s", err, errOut.String())
+	}
+	return out.String(), nil
+}
+
+func tail(s string) string {
+	lines := strings.Split(s, "\n")
+	if len(lines) > 30 {
+		lines = lines[len(lines)-30:]
+	}
+	return strings.Join(lines, "\n")
+}
+
+// waitFor polls cond every 100 ms until it holds, failing after limit; it
+// returns how long it took.
+func waitFor(t *testing.T, what string, limit time.Duration, cond func() bool) time.Duration {
+	t.Helper()
+	start := time.Now()
+	for !cond() {
+		if time.Since(start) > limit {
+			t.Fatalf("timed out after %v waiting for %s", limit, what)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	return time.Since(start)
+}
