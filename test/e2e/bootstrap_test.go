@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -132,4 +133,41 @@ func TestThreeServersOneEtcd(t *testing.T) {
 	if got, _ := c.endpoints(all[0]); len(got) != 0 {
 		t.Fatalf("after every server stopped, the endpoints still list %v", got)
 	}
+}
+
+// TestServersSurviveAnEtcdMemberLoss runs three servers on a three-member
+// etcd cluster, kills one member and checks every server still takes
+// writes and still lists all three servers.
+func TestServersSurviveAnEtcdMemberLoss(t *testing.T) {
+	requireRoot(t)
+	ns := newNetns(t, "10.203.0.11", "10.203.0.12", "10.203.0.13")
+	var initial, clients []string
+	for i := 0; i < 3; i++ {
+		initial = append(initial, fmt.Sprintf("e%d=http://127.0.0.1:%d", i, 2380+10*i))
+		clients = append(clients, fmt.Sprintf("http://127.0.0.1:%d", 2379+10*i))
+	}
+	var members []*proc
+	for i := 0; i < 3; i++ {
+		peer := fmt.Sprintf("http://127.0.0.1:%d", 2380+10*i)
+		members = append(members, ns.start(t, "etcd", "--name", fmt.Sprintf("e%d", i), "--data-dir", t.TempDir(),
+			"--listen-client-urls", clients[i], "--advertise-client-urls", clients[i],
+			"--listen-peer-urls", peer, "--initial-advertise-peer-urls", peer,
+			"--initial-cluster", strings.Join(initial, ","), "--initial-cluster-state", "new"))
+	}
+	c := newCluster(t, ns, clients)
+	all := []string{"10.203.0.11", "10.203.0.12", "10.203.0.13"}
+	for _, a := range all {
+		c.startServer(a)
+	}
+	members[0].signal(t, syscall.SIGKILL)
+	for i, a := range all {
+		waitFor(t, "a write through "+a+" with one etcd member down", 30*time.Second, func() bool {
+			_, err := c.kubectl(a, "create", "configmap", fmt.Sprintf("after-loss-%d", i), "-n", "default")
+			return err == nil
+		})
+	}
+	waitFor(t, "all three servers still in the endpoints", 30*time.Second, func() bool {
+		got, ok := c.endpoints(all[1])
+		return ok && slices.Equal(got, all)
+	})
 }
