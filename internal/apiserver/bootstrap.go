@@ -12,6 +12,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/util/wait"
 	genericapiserver "k8s.io/apiserver/pkg/server"
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/klog/v2"
@@ -22,6 +23,7 @@ import (
 	"github.com/svcplane/svcplane/internal/bootstrap/kubernetesservice"
 	"github.com/svcplane/svcplane/internal/bootstrap/reconcilers"
 	"github.com/svcplane/svcplane/internal/bootstrap/systemnamespaces"
+	"github.com/svcplane/svcplane/internal/controller/namespace"
 	"github.com/svcplane/svcplane/internal/controller/servicecidr"
 )
 
@@ -48,6 +50,17 @@ func addBootstrapHooks(s *genericapiserver.GenericAPIServer, client kubernetes.I
 	for _, c := range cidrs {
 		specs = append(specs, c.String())
 	}
+	s.AddPostStartHookOrDie("start-namespace-controller", func(hc genericapiserver.PostStartHookContext) error {
+		dyn, err := dynamic.NewForConfig(hc.LoopbackClientConfig)
+		if err != nil {
+			return err
+		}
+		f := informers.NewSharedInformerFactory(client, 10*time.Minute)
+		c := namespace.New(client, dyn, client.Discovery(), f.Core().V1().Namespaces())
+		f.Start(hc.Done())
+		go c.Run(hc, 2)
+		return nil
+	})
 	s.AddPostStartHookOrDie("start-service-cidr-controller", func(hc genericapiserver.PostStartHookContext) error {
 		f := informers.NewSharedInformerFactory(client, 10*time.Minute)
 		c := servicecidr.New(client, f.Networking().V1().ServiceCIDRs(), f.Networking().V1().IPAddresses())

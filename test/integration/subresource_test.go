@@ -92,6 +92,14 @@ func TestNamespaceLifecycle(t *testing.T) {
 		len(got.Spec.Finalizers) != 1 || got.Spec.Finalizers[0] != corev1.FinalizerKubernetes {
 		t.Fatalf("new namespace: %+v", got)
 	}
+	// Content, one object held by a finalizer so the namespace stays
+	// Terminating until the test lets it go.
+	must(c.CoreV1().ConfigMaps(ns).Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "held",
+		Finalizers: []string{"svcplane.io/hold"}}}, metav1.CreateOptions{}))
+	svc := must(c.CoreV1().Services(ns).Create(ctx, &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: "s"},
+		Spec: corev1.ServiceSpec{Ports: []corev1.ServicePort{{Port: 80}}}}, metav1.CreateOptions{}))
+	must(c.CoreV1().Pods(ns).Create(ctx, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "p"},
+		Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "busybox"}}}}, metav1.CreateOptions{}))
 	noErr(t, c.CoreV1().Namespaces().Delete(ctx, ns, metav1.DeleteOptions{}))
 	got = must(c.CoreV1().Namespaces().Get(ctx, ns, metav1.GetOptions{}))
 	if got.Status.Phase != corev1.NamespaceTerminating || got.DeletionTimestamp == nil {
@@ -101,12 +109,25 @@ func TestNamespaceLifecycle(t *testing.T) {
 	if !apierrors.IsForbidden(err) || !strings.Contains(err.Error(), "because it is being terminated") {
 		t.Fatalf("create in terminating namespace: %v", err)
 	}
-	// Emptying spec.finalizers through /finalize removes the namespace.
-	got.Spec.Finalizers = nil
-	must(c.CoreV1().Namespaces().Finalize(ctx, got, metav1.UpdateOptions{}))
-	if _, err := c.CoreV1().Namespaces().Get(ctx, ns, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
-		t.Fatalf("namespace still there after finalize: %v", err)
+	// The namespace controller deletes the content (the Service gives its
+	// IP back) and waits for the held object.
+	eventually(t, "the namespace content to be deleted", func() bool {
+		_, errS := c.CoreV1().Services(ns).Get(ctx, "s", metav1.GetOptions{})
+		_, errP := c.CoreV1().Pods(ns).Get(ctx, "p", metav1.GetOptions{})
+		held, errH := c.CoreV1().ConfigMaps(ns).Get(ctx, "held", metav1.GetOptions{})
+		return apierrors.IsNotFound(errS) && apierrors.IsNotFound(errP) && errH == nil && held.DeletionTimestamp != nil
+	})
+	if _, err := c.NetworkingV1().IPAddresses().Get(ctx, svc.Spec.ClusterIP, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+		t.Fatalf("IP of a Service deleted with its namespace not released: %v", err)
 	}
+	must(c.CoreV1().Namespaces().Get(ctx, ns, metav1.GetOptions{}))
+	held := must(c.CoreV1().ConfigMaps(ns).Get(ctx, "held", metav1.GetOptions{}))
+	held.Finalizers = nil
+	must(c.CoreV1().ConfigMaps(ns).Update(ctx, held, metav1.UpdateOptions{}))
+	eventually(t, "the empty namespace to be finalized and removed", func() bool {
+		_, err := c.CoreV1().Namespaces().Get(ctx, ns, metav1.GetOptions{})
+		return apierrors.IsNotFound(err)
+	})
 	for _, sys := range []string{"default", "kube-system", "kube-public", "kube-node-lease"} {
 		must(c.CoreV1().Namespaces().Get(ctx, sys, metav1.GetOptions{}))
 	}

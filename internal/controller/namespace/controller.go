@@ -1,0 +1,182 @@
+package namespace
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/discovery"
+	"k8s.io/client-go/dynamic"
+	coreinformers "k8s.io/client-go/informers/core/v1"
+	"k8s.io/client-go/kubernetes"
+	corelisters "k8s.io/client-go/listers/core/v1"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/util/workqueue"
+	"k8s.io/klog/v2"
+)
+
+// RetryContent is how soon a namespace whose content is still going is
+// looked at again.
+const RetryContent = 2 * time.Second
+
+// Controller empties and finalizes deleted namespaces.
+type Controller struct {
+	client    kubernetes.Interface
+	dynamic   dynamic.Interface
+	discovery discovery.DiscoveryInterface
+	lister    corelisters.NamespaceLister
+	synced    cache.InformerSynced
+	queue     workqueue.TypedRateLimitingInterface[string]
+}
+
+// New returns a controller.
+func New(client kubernetes.Interface, dyn dynamic.Interface, disco discovery.DiscoveryInterface, namespaces coreinformers.NamespaceInformer) *Controller {
+	c := &Controller{client: client, dynamic: dyn, discovery: disco,
+		lister: namespaces.Lister(), synced: namespaces.Informer().HasSynced,
+		queue: workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[string](),
+			workqueue.TypedRateLimitingQueueConfig[string]{Name: "namespace"}),
+	}
+	enqueue := func(obj interface{}) {
+		if ns, ok := obj.(*corev1.Namespace); ok && ns.DeletionTimestamp != nil {
+			c.queue.Add(ns.Name)
+		}
+	}
+	_, _ = namespaces.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc: enqueue, UpdateFunc: func(_, obj interface{}) { enqueue(obj) },
+	})
+	return c
+}
+
+// Run processes the queue with workers until ctx ends.
+func (c *Controller) Run(ctx context.Context, workers int) {
+	defer utilruntime.HandleCrash()
+	defer c.queue.ShutDown()
+	if !cache.WaitForNamedCacheSyncWithContext(ctx, c.synced) {
+		return
+	}
+	for i := 0; i < workers; i++ {
+		go wait.UntilWithContext(ctx, func(ctx context.Context) {
+			for c.processNextWorkItem(ctx) {
+			}
+		}, time.Second)
+	}
+	<-ctx.Done()
+}
+
+func (c *Controller) processNextWorkItem(ctx context.Context) bool {
+	key, quit := c.queue.Get()
+	if quit {
+		return false
+	}
+	defer c.queue.Done(key)
+	remaining, err := c.sync(ctx, key)
+	switch {
+	case err != nil:
+		klog.ErrorS(err, "Deleting namespace content failed; retrying", "namespace", key)
+		c.queue.AddRateLimited(key)
+	case remaining > 0:
+		klog.V(2).InfoS("Namespace content still going", "namespace", key, "remaining", remaining)
+		c.queue.Forget(key)
+		c.queue.AddAfter(key, RetryContent)
+	default:
+		c.queue.Forget(key)
+	}
+	return true
+}
+
+// sync deletes the content of a terminating namespace and finalizes it once
+// empty; it returns how many objects are still there.
+func (c *Controller) sync(ctx context.Context, name string) (int, error) {
+	ns, err := c.lister.Get(name)
+	if apierrors.IsNotFound(err) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, err
+	}
+	if ns.DeletionTimestamp == nil || !slices.Contains(ns.Spec.Finalizers, corev1.FinalizerKubernetes) {
+		return 0, nil
+	}
+	resources, err := c.deletableResources()
+	if err != nil {
+		return 0, err
+	}
+	remaining := 0
+	for _, gvr := range resources {
+		n, err := c.deleteAll(ctx, gvr, name)
+		if err != nil {
+			return 0, fmt.Errorf("%s: %w", gvr, err)
+		}
+		remaining += n
+	}
+	if remaining > 0 {
+		return remaining, nil
+	}
+	ns = ns.DeepCopy()
+	ns.Spec.Finalizers = slices.DeleteFunc(ns.Spec.Finalizers, func(f corev1.FinalizerName) bool { return f == corev1.FinalizerKubernetes })
+	_, err = c.client.CoreV1().Namespaces().Finalize(ctx, ns, metav1.UpdateOptions{})
+	if apierrors.IsNotFound(err) {
+		return 0, nil
+	}
+	return 0, err
+}
+
+// deletableResources lists every namespaced resource the server can list
+// and delete (discovery is asked afresh: served resources may change).
+func (c *Controller) deletableResources() ([]schema.GroupVersionResource, error) {
+	lists, err := c.discovery.ServerPreferredNamespacedResources()
+	if err != nil && len(lists) == 0 {
+		return nil, err
+	}
+	var out []schema.GroupVersionResource
+	for _, l := range lists {
+		gv, err := schema.ParseGroupVersion(l.GroupVersion)
+		if err != nil {
+			continue
+		}
+		for _, r := range l.APIResources {
+			if slices.Contains(r.Verbs, "list") && slices.Contains(r.Verbs, "delete") {
+				out = append(out, gv.WithResource(r.Name))
+			}
+		}
+	}
+	return out, nil
+}
+
+// deleteAll deletes every object of gvr in ns and returns how many are
+// still there (graceful deletions in progress, finalizers).
+func (c *Controller) deleteAll(ctx context.Context, gvr schema.GroupVersionResource, ns string) (int, error) {
+	api := c.dynamic.Resource(gvr).Namespace(ns)
+	list, err := api.List(ctx, metav1.ListOptions{})
+	if apierrors.IsNotFound(err) || apierrors.IsMethodNotSupported(err) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, err
+	}
+	background := metav1.DeletePropagationBackground
+	for _, item := range list.Items {
+		if item.GetDeletionTimestamp() != nil {
+			continue
+		}
+		err := api.Delete(ctx, item.GetName(), metav1.DeleteOptions{PropagationPolicy: &background})
+		if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
+			return 0, err
+		}
+	}
+	if len(list.Items) == 0 {
+		return 0, nil
+	}
+	after, err := api.List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return 0, err
+	}
+	return len(after.Items), nil
+}
