@@ -15,6 +15,7 @@ import (
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
 
@@ -39,6 +40,18 @@ func addBootstrapHooks(s *genericapiserver.GenericAPIServer, client kubernetes.I
 		if err := c.Sync(hc); err != nil {
 			return err
 		}
+		f := informers.NewSharedInformerFactory(client, 0)
+		_, _ = f.Core().V1().Namespaces().Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
+			DeleteFunc: func(obj interface{}) {
+				if t, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+					obj = t.Obj
+				}
+				if ns, ok := obj.(*corev1.Namespace); ok {
+					c.Deleted(ns.Name)
+				}
+			},
+		})
+		f.Start(hc.Done())
 		go c.Run(hc)
 		return nil
 	})

@@ -69,3 +69,18 @@ func TestKubernetesService(t *testing.T) {
 		t.Fatalf("the stopped server's address stayed: %+v", ep.Subsets)
 	}
 }
+
+// TestSystemNamespaceComesBack deletes kube-node-lease (the one system
+// namespace that may be deleted): the namespace controller empties and
+// removes it, and the system namespaces controller re-creates it at once.
+func TestSystemNamespaceComesBack(t *testing.T) {
+	c := server.Client
+	old := must(c.CoreV1().Namespaces().Get(ctx, "kube-node-lease", metav1.GetOptions{}))
+	noErr(t, c.CoreV1().Namespaces().Delete(ctx, "kube-node-lease", metav1.DeleteOptions{}))
+	start := time.Now()
+	eventually(t, "kube-node-lease to be back", func() bool {
+		ns, err := c.CoreV1().Namespaces().Get(ctx, "kube-node-lease", metav1.GetOptions{})
+		return err == nil && ns.UID != old.UID && ns.Status.Phase == corev1.NamespaceActive
+	})
+	t.Logf("kube-node-lease back %v after its deletion", time.Since(start).Round(time.Millisecond))
+}

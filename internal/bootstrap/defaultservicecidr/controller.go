@@ -60,5 +60,5 @@ func (c *Controller) Sync(ctx context.Context) error {
 
 // Run syncs every Interval until ctx ends.
 func (c *Controller) Run(ctx context.Context) {
-	periodic.Run(ctx, c.clock, Interval, "Unable to keep the default ServiceCIDR", c.Sync)
+	periodic.Run(ctx, c.clock, Interval, nil, "Unable to keep the default ServiceCIDR", c.Sync)
 }

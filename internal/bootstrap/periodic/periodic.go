@@ -10,8 +10,9 @@ import (
 	"k8s.io/utils/clock"
 )
 
-// Run calls sync every interval until ctx ends, logging failures with msg.
-func Run(ctx context.Context, clk clock.WithTicker, interval time.Duration, msg string, sync func(context.Context) error) {
+// Run calls sync every interval, and whenever kick fires (nil: never),
+// until ctx ends, logging failures with msg.
+func Run(ctx context.Context, clk clock.WithTicker, interval time.Duration, kick <-chan struct{}, msg string, sync func(context.Context) error) {
 	t := clk.NewTicker(interval)
 	defer t.Stop()
 	for {
@@ -19,9 +20,10 @@ func Run(ctx context.Context, clk clock.WithTicker, interval time.Duration, msg 
 		case <-ctx.Done():
 			return
 		case <-t.C():
-			if err := sync(ctx); err != nil {
-				klog.ErrorS(err, msg)
-			}
+		case <-kick:
+		}
+		if err := sync(ctx); err != nil {
+			klog.ErrorS(err, msg)
 		}
 	}
 }

@@ -30,7 +30,9 @@ type Interface interface {
 type None struct{}
 
 // ReconcileEndpoints implements Interface.
-func (None) ReconcileEndpoints(context.Context, net.IP, []corev1.EndpointPort, bool) error { return nil }
+func (None) ReconcileEndpoints(context.Context, net.IP, []corev1.EndpointPort, bool) error {
+	return nil
+}
 
 // RemoveEndpoints implements Interface.
 func (None) RemoveEndpoints(context.Context, net.IP, []corev1.EndpointPort) error { return nil }

@@ -179,4 +179,3 @@ func (f *FakeLeases) notify() {
 		}
 	}
 }
-

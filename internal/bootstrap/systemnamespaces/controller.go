@@ -23,11 +23,25 @@ const Interval = time.Minute
 type Controller struct {
 	client kubernetes.Interface
 	clock  clock.WithTicker
+	kick   chan struct{}
 }
 
 // New returns a controller using client.
 func New(client kubernetes.Interface, clk clock.WithTicker) *Controller {
-	return &Controller{client: client, clock: clk}
+	return &Controller{client: client, clock: clk, kick: make(chan struct{}, 1)}
+}
+
+// Deleted tells the controller a namespace is gone: a system one is
+// re-created at once instead of at the next interval.
+func (c *Controller) Deleted(name string) {
+	for _, n := range Names {
+		if n == name {
+			select {
+			case c.kick <- struct{}{}:
+			default:
+			}
+		}
+	}
 }
 
 // Sync creates every missing system namespace once.
@@ -52,7 +66,8 @@ func (c *Controller) Sync(ctx context.Context) error {
 	return firstErr
 }
 
-// Run syncs every Interval until ctx ends.
+// Run syncs every Interval, and when a system namespace is deleted, until
+// ctx ends.
 func (c *Controller) Run(ctx context.Context) {
-	periodic.Run(ctx, c.clock, Interval, "Unable to create system namespaces", c.Sync)
+	periodic.Run(ctx, c.clock, Interval, c.kick, "Unable to create system namespaces", c.Sync)
 }
