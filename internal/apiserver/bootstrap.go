@@ -12,7 +12,6 @@ import (
 
 	"k8s.io/apimachinery/pkg/util/wait"
 	genericapiserver "k8s.io/apiserver/pkg/server"
-	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
@@ -24,8 +23,7 @@ import (
 	"github.com/svcplane/svcplane/internal/bootstrap/kubernetesservice"
 	"github.com/svcplane/svcplane/internal/bootstrap/reconcilers"
 	"github.com/svcplane/svcplane/internal/bootstrap/systemnamespaces"
-	"github.com/svcplane/svcplane/internal/controller/namespace"
-	"github.com/svcplane/svcplane/internal/controller/servicecidr"
+	"github.com/svcplane/svcplane/internal/controller/manager"
 )
 
 // addBootstrapHooks registers what the server does once it serves: the
@@ -63,24 +61,6 @@ func addBootstrapHooks(s *genericapiserver.GenericAPIServer, client kubernetes.I
 	for _, c := range cidrs {
 		specs = append(specs, c.String())
 	}
-	s.AddPostStartHookOrDie("start-namespace-controller", func(hc genericapiserver.PostStartHookContext) error {
-		dyn, err := dynamic.NewForConfig(hc.LoopbackClientConfig)
-		if err != nil {
-			return err
-		}
-		f := informers.NewSharedInformerFactory(client, 10*time.Minute)
-		c := namespace.New(client, dyn, client.Discovery(), f.Core().V1().Namespaces())
-		f.Start(hc.Done())
-		go c.Run(hc, 2)
-		return nil
-	})
-	s.AddPostStartHookOrDie("start-service-cidr-controller", func(hc genericapiserver.PostStartHookContext) error {
-		f := informers.NewSharedInformerFactory(client, 10*time.Minute)
-		c := servicecidr.New(client, f.Networking().V1().ServiceCIDRs(), f.Networking().V1().IPAddresses())
-		f.Start(hc.Done())
-		go c.Run(hc, 1)
-		return nil
-	})
 	s.AddPostStartHookOrDie("start-default-servicecidr-controller", func(hc genericapiserver.PostStartHookContext) error {
 		c := defaultservicecidr.New(client, specs, clock.RealClock{})
 		if err := c.Sync(hc); err != nil {
@@ -175,4 +155,22 @@ func (s *Server) endpointReconciler(o *Options, client kubernetes.Interface, opt
 		return nil, err
 	}
 	return reconcilers.NewLease(client, reconcilers.NewEtcdLeases(leases)), nil
+}
+
+// addControllers runs the --controllers under leader election once the
+// server serves; they do not hold up /readyz.
+func addControllers(g *genericapiserver.GenericAPIServer, o *Options) error {
+	controllers, err := manager.Select(o.Controllers)
+	if err != nil {
+		return fmt.Errorf("--controllers: %w", err)
+	}
+	g.AddPostStartHookOrDie("start-controllers", func(hc genericapiserver.PostStartHookContext) error {
+		go func() {
+			if err := manager.Run(hc, hc.LoopbackClientConfig, controllers, ""); err != nil {
+				klog.ErrorS(err, "Controllers stopped")
+			}
+		}()
+		return nil
+	})
+	return nil
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/svcplane/svcplane/internal/allocator/ipallocator"
 	"github.com/svcplane/svcplane/internal/allocator/portallocator"
 	"github.com/svcplane/svcplane/internal/bootstrap/reconcilers"
+	"github.com/svcplane/svcplane/internal/controller/manager"
 )
 
 // Options are the server's settings, shared by `svcplane server` and
@@ -30,6 +31,8 @@ type Options struct {
 	ServiceNodePortRange  string
 	RepairInterval        time.Duration
 	TokenAuthFile         string
+
+	Controllers []string
 
 	EndpointReconcilerType    string
 	APIServerCount            int
@@ -54,6 +57,7 @@ func NewOptions() *Options {
 		ServiceNodePortRange:  "30000-32767",
 		RepairInterval:        3 * time.Minute,
 
+		Controllers:            []string{"*"},
 		EndpointReconcilerType: reconcilers.TypeLease,
 		APIServerCount:         1,
 	}
@@ -71,6 +75,7 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.ServiceIPAllocator, "service-ip-allocator", o.ServiceIPAllocator, "How ClusterIPs are recorded: 'ipaddress' (an IPAddress object per IP, ranges from ServiceCIDR objects) or 'bitmap' (the legacy allocation map in etcd).")
 	fs.StringVar(&o.ServiceNodePortRange, "service-node-port-range", o.ServiceNodePortRange, "A port range to reserve for services with NodePort visibility, e.g. '30000-32767'. Inclusive at both ends of the range.")
 	fs.DurationVar(&o.RepairInterval, "repair-interval", o.RepairInterval, "How often the ClusterIP and NodePort repair loops check allocations against the Services.")
+	fs.StringSliceVar(&o.Controllers, "controllers", o.Controllers, "A list of controllers to enable. '*' enables all on-by-default controllers, 'foo' enables the controller named 'foo', '-foo' disables the controller named 'foo'. Controllers: namespace, service-cidr, endpointslice.")
 	fs.StringVar(&o.EndpointReconcilerType, "endpoint-reconciler-type", o.EndpointReconcilerType, "Use an endpoint reconciler (master-count, lease, none).")
 	fs.IntVar(&o.APIServerCount, "apiserver-count", o.APIServerCount, "The number of apiservers running in the cluster, must be a positive number. (In use when --endpoint-reconciler-type=master-count is enabled.)")
 	fs.IntVar(&o.KubernetesServiceNodePort, "kubernetes-service-node-port", o.KubernetesServiceNodePort, "If non-zero, the Kubernetes master service (which apiserver creates/maintains) will be of type NodePort, using this as the value of the port. If zero, the Kubernetes master service will be of type ClusterIP.")
@@ -112,6 +117,9 @@ func (o *Options) Validate() error {
 		if r, err := portallocator.ParseRange(o.ServiceNodePortRange); err == nil && !r.Contains(p) {
 			errs = append(errs, fmt.Errorf("--kubernetes-service-node-port %d must be within --service-node-port-range %s", p, r))
 		}
+	}
+	if _, err := manager.Select(o.Controllers); err != nil {
+		errs = append(errs, fmt.Errorf("--controllers: %w", err))
 	}
 	if o.RepairInterval <= 0 {
 		errs = append(errs, fmt.Errorf("--repair-interval must be positive"))

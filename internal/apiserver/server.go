@@ -146,6 +146,9 @@ func (s *Server) build(o *Options, endpoints []string) error {
 	if err := s.addKubernetesServiceHooks(generic, client, o, config.RESTOptionsGetter, port); err != nil {
 		return err
 	}
+	if err := addControllers(generic, o); err != nil {
+		return err
+	}
 	return s.writeAdminKubeconfig()
 }
 
@@ -180,6 +183,9 @@ func (s *Server) applyServing(o *Options, c *genericapiserver.Config) error {
 	if c.LoopbackClientConfig, err = loopback(c.SecureServing); err != nil {
 		return err
 	}
+	// In-process clients need no deprecation warnings (Endpoints, …) in
+	// the log.
+	c.LoopbackClientConfig.WarningHandler = restclient.NoWarnings{}
 	clientCA, err := dynamiccertificates.NewDynamicCAContentFromFile("client-ca-bundle", ca.CertFile)
 	if err != nil {
 		return err

@@ -1,0 +1,138 @@
+package manager
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/leaderelection"
+	"k8s.io/client-go/tools/leaderelection/resourcelock"
+	"k8s.io/klog/v2"
+
+	"github.com/svcplane/svcplane/internal/controller/endpointslice"
+	"github.com/svcplane/svcplane/internal/controller/namespace"
+	"github.com/svcplane/svcplane/internal/controller/servicecidr"
+)
+
+// LeaseName is the leader-election Lease in kube-system.
+const LeaseName = "svcplane-controller-manager"
+
+// Deps is what controllers are built from.
+type Deps struct {
+	Client    kubernetes.Interface
+	Dynamic   dynamic.Interface
+	Informers informers.SharedInformerFactory
+}
+
+// Controller is one named controller.
+type Controller struct {
+	Name  string
+	Start func(ctx context.Context, d Deps)
+}
+
+// All lists every controller, in start order.
+func All() []Controller {
+	return []Controller{
+		{"namespace", func(ctx context.Context, d Deps) {
+			go namespace.New(d.Client, d.Dynamic, d.Client.Discovery(), d.Informers.Core().V1().Namespaces()).Run(ctx, 2)
+		}},
+		{"service-cidr", func(ctx context.Context, d Deps) {
+			n := d.Informers.Networking().V1()
+			go servicecidr.New(d.Client, n.ServiceCIDRs(), n.IPAddresses()).Run(ctx, 1)
+		}},
+		{"endpointslice", func(ctx context.Context, d Deps) {
+			i := d.Informers
+			go endpointslice.New(d.Client, i.Core().V1().Services(), i.Core().V1().Pods(),
+				i.Discovery().V1().EndpointSlices(), i.Core().V1().Nodes()).Run(ctx, 5)
+		}},
+	}
+}
+
+// Select applies --controllers to All: "*" is every controller, "name"
+// adds one, "-name" removes one; unknown names are an error.
+func Select(flag []string) ([]Controller, error) {
+	all := All()
+	var names []string
+	for _, c := range all {
+		names = append(names, c.Name)
+	}
+	enabled := map[string]bool{}
+	for _, f := range flag {
+		f = strings.TrimSpace(f)
+		switch {
+		case f == "*":
+			for _, n := range names {
+				enabled[n] = true
+			}
+		case strings.HasPrefix(f, "-") && slices.Contains(names, f[1:]):
+			enabled[f[1:]] = false
+		case slices.Contains(names, f):
+			enabled[f] = true
+		default:
+			return nil, fmt.Errorf("%q is not in the list of known controllers: %s", f, strings.Join(names, ", "))
+		}
+	}
+	var out []Controller
+	for _, c := range all {
+		if enabled[c.Name] {
+			out = append(out, c)
+		}
+	}
+	return out, nil
+}
+
+// Run campaigns for the Lease and, while leading, runs controllers on
+// cfg's client until ctx ends. Losing the lease stops the controllers.
+func Run(ctx context.Context, cfg *rest.Config, controllers []Controller, identity string) error {
+	if len(controllers) == 0 {
+		return nil
+	}
+	client, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return err
+	}
+	dyn, err := dynamic.NewForConfig(cfg)
+	if err != nil {
+		return err
+	}
+	if identity == "" {
+		host, _ := os.Hostname()
+		identity = fmt.Sprintf("%s_%d", host, os.Getpid())
+	}
+	lock := &resourcelock.LeaseLock{
+		LeaseMeta:  metav1.ObjectMeta{Namespace: metav1.NamespaceSystem, Name: LeaseName},
+		Client:     client.CoordinationV1(),
+		LockConfig: resourcelock.ResourceLockConfig{Identity: identity},
+	}
+	// Campaign again after losing the lease, until ctx ends.
+	for ctx.Err() == nil {
+		runLeading(ctx, lock, identity, controllers, client, dyn)
+	}
+	return nil
+}
+
+func runLeading(ctx context.Context, lock resourcelock.Interface, identity string, controllers []Controller, client kubernetes.Interface, dyn dynamic.Interface) {
+	leaderelection.RunOrDie(ctx, leaderelection.LeaderElectionConfig{
+		Lock: lock, Name: LeaseName, ReleaseOnCancel: true,
+		LeaseDuration: 15 * time.Second, RenewDeadline: 10 * time.Second, RetryPeriod: 2 * time.Second,
+		Callbacks: leaderelection.LeaderCallbacks{
+			OnStartedLeading: func(ctx context.Context) {
+				klog.InfoS("Leading; starting controllers", "identity", identity, "controllers", len(controllers))
+				d := Deps{Client: client, Dynamic: dyn, Informers: informers.NewSharedInformerFactory(client, 10*time.Minute)}
+				for _, c := range controllers {
+					c.Start(ctx, d)
+				}
+				d.Informers.Start(ctx.Done())
+			},
+			OnStoppedLeading: func() { klog.InfoS("Stopped leading; controllers stopped", "identity", identity) },
+		},
+	})
+}

@@ -1,0 +1,70 @@
+package integration
+
+import (
+	"fmt"
+	"slices"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// TestEndpointSliceController: pods matching a Service's selector, given IPs
+// and readiness (as a node agent would), show up in its EndpointSlice with
+// upstream's labels, owner and conditions; deleting the Service removes it.
+func TestEndpointSliceController(t *testing.T) {
+	c := server.Client
+	ns := newNamespace(t, c)
+	// Pods on a node that does not exist are skipped, as upstream.
+	if _, err := c.CoreV1().Nodes().Get(ctx, "n1", metav1.GetOptions{}); err != nil {
+		must(c.CoreV1().Nodes().Create(ctx, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n1",
+			Labels: map[string]string{corev1.LabelTopologyZone: "z1"}}}, metav1.CreateOptions{}))
+	}
+	svc := must(c.CoreV1().Services(ns).Create(ctx, &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: "web"},
+		Spec: corev1.ServiceSpec{Selector: map[string]string{"app": "web"},
+			Ports: []corev1.ServicePort{{Name: "http", Port: 80}}}}, metav1.CreateOptions{}))
+	for i, ready := range []bool{true, false} {
+		pod := must(c.CoreV1().Pods(ns).Create(ctx, &corev1.Pod{
+			ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("web-%d", i), Labels: map[string]string{"app": "web"}},
+			Spec:       corev1.PodSpec{NodeName: "n1", Containers: []corev1.Container{{Name: "c", Image: "nginx"}}}}, metav1.CreateOptions{}))
+		status := corev1.ConditionFalse
+		if ready {
+			status = corev1.ConditionTrue
+		}
+		pod.Status = corev1.PodStatus{Phase: corev1.PodRunning, PodIP: fmt.Sprintf("10.244.0.%d", 10+i),
+			PodIPs:     []corev1.PodIP{{IP: fmt.Sprintf("10.244.0.%d", 10+i)}},
+			Conditions: []corev1.PodCondition{{Type: corev1.PodReady, Status: status}}}
+		must(c.CoreV1().Pods(ns).UpdateStatus(ctx, pod, metav1.UpdateOptions{}))
+	}
+	sel := metav1.ListOptions{LabelSelector: discoveryv1.LabelServiceName + "=web"}
+	var slice discoveryv1.EndpointSlice
+	eventually(t, "an EndpointSlice with both pods", func() bool {
+		list := must(c.DiscoveryV1().EndpointSlices(ns).List(ctx, sel))
+		if len(list.Items) != 1 || len(list.Items[0].Endpoints) != 2 {
+			return false
+		}
+		slice = list.Items[0]
+		return true
+	})
+	if slice.Labels[discoveryv1.LabelManagedBy] != "endpointslice-controller.k8s.io" || slice.AddressType != discoveryv1.AddressTypeIPv4 ||
+		len(slice.OwnerReferences) != 1 || slice.OwnerReferences[0].UID != svc.UID || *slice.Ports[0].Port != 80 {
+		t.Fatalf("slice: %+v", slice)
+	}
+	var ready []string
+	for _, ep := range slice.Endpoints {
+		if *ep.Conditions.Ready {
+			ready = append(ready, ep.Addresses[0])
+		}
+		if *ep.NodeName != "n1" || ep.Zone == nil || *ep.Zone != "z1" || ep.TargetRef == nil || ep.TargetRef.Kind != "Pod" {
+			t.Fatalf("endpoint: %+v", ep)
+		}
+	}
+	if !slices.Equal(ready, []string{"10.244.0.10"}) {
+		t.Fatalf("ready endpoints %v, want only 10.244.0.10", ready)
+	}
+	noErr(t, c.CoreV1().Services(ns).Delete(ctx, "web", metav1.DeleteOptions{}))
+	eventually(t, "the EndpointSlice to go with its Service", func() bool {
+		return len(must(c.DiscoveryV1().EndpointSlices(ns).List(ctx, sel)).Items) == 0
+	})
+}
