@@ -164,9 +164,13 @@ func addControllers(g *genericapiserver.GenericAPIServer, o *Options) error {
 	if err != nil {
 		return fmt.Errorf("--controllers: %w", err)
 	}
+	conf, err := o.ControllerConfig()
+	if err != nil {
+		return err
+	}
 	g.AddPostStartHookOrDie("start-controllers", func(hc genericapiserver.PostStartHookContext) error {
 		go func() {
-			if err := manager.Run(hc, hc.LoopbackClientConfig, controllers, ""); err != nil {
+			if err := manager.Run(hc, hc.LoopbackClientConfig, conf, controllers, ""); err != nil {
 				klog.ErrorS(err, "Controllers stopped")
 			}
 		}()

@@ -32,7 +32,10 @@ type Options struct {
 	RepairInterval        time.Duration
 	TokenAuthFile         string
 
-	Controllers []string
+	Controllers          []string
+	ClusterCIDR          string
+	NodeCIDRMaskSizeIPv4 int
+	NodeCIDRMaskSizeIPv6 int
 
 	EndpointReconcilerType    string
 	APIServerCount            int
@@ -58,6 +61,9 @@ func NewOptions() *Options {
 		RepairInterval:        3 * time.Minute,
 
 		Controllers:            []string{"*"},
+		ClusterCIDR:            "10.244.0.0/16",
+		NodeCIDRMaskSizeIPv4:   24,
+		NodeCIDRMaskSizeIPv6:   64,
 		EndpointReconcilerType: reconcilers.TypeLease,
 		APIServerCount:         1,
 	}
@@ -75,7 +81,10 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.ServiceIPAllocator, "service-ip-allocator", o.ServiceIPAllocator, "How ClusterIPs are recorded: 'ipaddress' (an IPAddress object per IP, ranges from ServiceCIDR objects) or 'bitmap' (the legacy allocation map in etcd).")
 	fs.StringVar(&o.ServiceNodePortRange, "service-node-port-range", o.ServiceNodePortRange, "A port range to reserve for services with NodePort visibility, e.g. '30000-32767'. Inclusive at both ends of the range.")
 	fs.DurationVar(&o.RepairInterval, "repair-interval", o.RepairInterval, "How often the ClusterIP and NodePort repair loops check allocations against the Services.")
-	fs.StringSliceVar(&o.Controllers, "controllers", o.Controllers, "A list of controllers to enable. '*' enables all on-by-default controllers, 'foo' enables the controller named 'foo', '-foo' disables the controller named 'foo'. Controllers: namespace, service-cidr, endpointslice.")
+	fs.StringSliceVar(&o.Controllers, "controllers", o.Controllers, "A list of controllers to enable. '*' enables all on-by-default controllers, 'foo' enables the controller named 'foo', '-foo' disables the controller named 'foo'. Controllers: namespace, service-cidr, nodeipam, endpointslice.")
+	fs.StringVar(&o.ClusterCIDR, "cluster-cidr", o.ClusterCIDR, "CIDR range (or two, comma separated, for dual-stack) for pods; Nodes get their pod CIDRs from it. Empty disables node IPAM.")
+	fs.IntVar(&o.NodeCIDRMaskSizeIPv4, "node-cidr-mask-size-ipv4", o.NodeCIDRMaskSizeIPv4, "Mask size for IPv4 node CIDRs in a cluster.")
+	fs.IntVar(&o.NodeCIDRMaskSizeIPv6, "node-cidr-mask-size-ipv6", o.NodeCIDRMaskSizeIPv6, "Mask size for IPv6 node CIDRs in a cluster.")
 	fs.StringVar(&o.EndpointReconcilerType, "endpoint-reconciler-type", o.EndpointReconcilerType, "Use an endpoint reconciler (master-count, lease, none).")
 	fs.IntVar(&o.APIServerCount, "apiserver-count", o.APIServerCount, "The number of apiservers running in the cluster, must be a positive number. (In use when --endpoint-reconciler-type=master-count is enabled.)")
 	fs.IntVar(&o.KubernetesServiceNodePort, "kubernetes-service-node-port", o.KubernetesServiceNodePort, "If non-zero, the Kubernetes master service (which apiserver creates/maintains) will be of type NodePort, using this as the value of the port. If zero, the Kubernetes master service will be of type ClusterIP.")
@@ -118,6 +127,9 @@ func (o *Options) Validate() error {
 			errs = append(errs, fmt.Errorf("--kubernetes-service-node-port %d must be within --service-node-port-range %s", p, r))
 		}
 	}
+	if _, err := o.ControllerConfig(); err != nil {
+		errs = append(errs, err)
+	}
 	if _, err := manager.Select(o.Controllers); err != nil {
 		errs = append(errs, fmt.Errorf("--controllers: %w", err))
 	}
@@ -158,6 +170,26 @@ func ServiceCIDRs(s string) ([]netip.Prefix, error) {
 		return nil, fmt.Errorf("--service-cluster-ip-range %q: a dual-stack range needs one IPv4 and one IPv6 CIDR", s)
 	}
 	return out, nil
+}
+
+// ControllerConfig returns the controllers' settings from the options.
+func (o *Options) ControllerConfig() (manager.Config, error) {
+	c := manager.Config{NodeCIDRMaskV4: o.NodeCIDRMaskSizeIPv4, NodeCIDRMaskV6: o.NodeCIDRMaskSizeIPv6}
+	for _, part := range splitComma(o.ClusterCIDR) {
+		p, err := netip.ParsePrefix(part)
+		if err != nil {
+			return c, fmt.Errorf("--cluster-cidr %q: %q is not a valid CIDR", o.ClusterCIDR, part)
+		}
+		mask := c.NodeCIDRMaskV4
+		if p.Addr().Is6() {
+			mask = c.NodeCIDRMaskV6
+		}
+		if mask < p.Bits() || mask-p.Bits() > 20 || mask > p.Addr().BitLen() {
+			return c, fmt.Errorf("--cluster-cidr %s cannot be split into /%d node CIDRs (mask at least /%d, at most 2^20 subnets)", p, mask, p.Bits())
+		}
+		c.ClusterCIDRs = append(c.ClusterCIDRs, p.Masked())
+	}
+	return c, nil
 }
 
 // validateRanges checks the service CIDRs fit the allocator: IPv6 up to /64

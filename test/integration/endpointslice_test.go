@@ -3,6 +3,7 @@ package integration
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -67,4 +68,26 @@ func TestEndpointSliceController(t *testing.T) {
 	eventually(t, "the EndpointSlice to go with its Service", func() bool {
 		return len(must(c.DiscoveryV1().EndpointSlices(ns).List(ctx, sel)).Items) == 0
 	})
+}
+
+// TestNodeIPAM: new Nodes get distinct /24s of --cluster-cidr.
+func TestNodeIPAM(t *testing.T) {
+	c := server.Client
+	got := map[string]string{}
+	for _, n := range []string{"ipam-1", "ipam-2"} {
+		must(c.CoreV1().Nodes().Create(ctx, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: n}}, metav1.CreateOptions{}))
+	}
+	eventually(t, "pod CIDRs on both nodes", func() bool {
+		for _, n := range []string{"ipam-1", "ipam-2"} {
+			node := must(c.CoreV1().Nodes().Get(ctx, n, metav1.GetOptions{}))
+			if node.Spec.PodCIDR == "" {
+				return false
+			}
+			got[n] = node.Spec.PodCIDR
+		}
+		return true
+	})
+	if got["ipam-1"] == got["ipam-2"] || !strings.HasPrefix(got["ipam-1"], "10.244.") || !strings.HasSuffix(got["ipam-1"], "/24") {
+		t.Fatalf("pod CIDRs %v", got)
+	}
 }

@@ -3,6 +3,7 @@ package manager
 import (
 	"context"
 	"fmt"
+	"net/netip"
 	"os"
 	"slices"
 	"strings"
@@ -19,14 +20,25 @@ import (
 
 	"github.com/svcplane/svcplane/internal/controller/endpointslice"
 	"github.com/svcplane/svcplane/internal/controller/namespace"
+	"github.com/svcplane/svcplane/internal/controller/nodeipam"
 	"github.com/svcplane/svcplane/internal/controller/servicecidr"
 )
 
 // LeaseName is the leader-election Lease in kube-system.
 const LeaseName = "svcplane-controller-manager"
 
+// Config holds the controllers' own settings.
+type Config struct {
+	// ClusterCIDRs (--cluster-cidr) are carved into node pod CIDRs of
+	// NodeCIDRMaskV4/V6 bits; none disables node IPAM.
+	ClusterCIDRs   []netip.Prefix
+	NodeCIDRMaskV4 int
+	NodeCIDRMaskV6 int
+}
+
 // Deps is what controllers are built from.
 type Deps struct {
+	Config    Config
 	Client    kubernetes.Interface
 	Dynamic   dynamic.Interface
 	Informers informers.SharedInformerFactory
@@ -47,6 +59,17 @@ func All() []Controller {
 		{"service-cidr", func(ctx context.Context, d Deps) {
 			n := d.Informers.Networking().V1()
 			go servicecidr.New(d.Client, n.ServiceCIDRs(), n.IPAddresses()).Run(ctx, 1)
+		}},
+		{"nodeipam", func(ctx context.Context, d Deps) {
+			if len(d.Config.ClusterCIDRs) == 0 {
+				return
+			}
+			c, err := nodeipam.New(d.Client, d.Informers.Core().V1().Nodes(), d.Config.ClusterCIDRs, d.Config.NodeCIDRMaskV4, d.Config.NodeCIDRMaskV6)
+			if err != nil {
+				klog.ErrorS(err, "Node IPAM not started")
+				return
+			}
+			go c.Run(ctx, 1)
 		}},
 		{"endpointslice", func(ctx context.Context, d Deps) {
 			i := d.Informers
@@ -91,7 +114,7 @@ func Select(flag []string) ([]Controller, error) {
 
 // Run campaigns for the Lease and, while leading, runs controllers on
 // cfg's client until ctx ends. Losing the lease stops the controllers.
-func Run(ctx context.Context, cfg *rest.Config, controllers []Controller, identity string) error {
+func Run(ctx context.Context, cfg *rest.Config, conf Config, controllers []Controller, identity string) error {
 	if len(controllers) == 0 {
 		return nil
 	}
@@ -114,19 +137,19 @@ func Run(ctx context.Context, cfg *rest.Config, controllers []Controller, identi
 	}
 	// Campaign again after losing the lease, until ctx ends.
 	for ctx.Err() == nil {
-		runLeading(ctx, lock, identity, controllers, client, dyn)
+		runLeading(ctx, lock, identity, controllers, Deps{Config: conf, Client: client, Dynamic: dyn})
 	}
 	return nil
 }
 
-func runLeading(ctx context.Context, lock resourcelock.Interface, identity string, controllers []Controller, client kubernetes.Interface, dyn dynamic.Interface) {
+func runLeading(ctx context.Context, lock resourcelock.Interface, identity string, controllers []Controller, d Deps) {
 	leaderelection.RunOrDie(ctx, leaderelection.LeaderElectionConfig{
 		Lock: lock, Name: LeaseName, ReleaseOnCancel: true,
 		LeaseDuration: 15 * time.Second, RenewDeadline: 10 * time.Second, RetryPeriod: 2 * time.Second,
 		Callbacks: leaderelection.LeaderCallbacks{
 			OnStartedLeading: func(ctx context.Context) {
 				klog.InfoS("Leading; starting controllers", "identity", identity, "controllers", len(controllers))
-				d := Deps{Client: client, Dynamic: dyn, Informers: informers.NewSharedInformerFactory(client, 10*time.Minute)}
+				d.Informers = informers.NewSharedInformerFactory(d.Client, 10*time.Minute)
 				for _, c := range controllers {
 					c.Start(ctx, d)
 				}

@@ -15,8 +15,8 @@ func names(cs []Controller) string {
 
 func TestSelect(t *testing.T) {
 	cases := map[string]string{
-		"*":                "namespace,service-cidr,endpointslice",
-		"*,-endpointslice": "namespace,service-cidr",
+		"*":                "namespace,service-cidr,nodeipam,endpointslice",
+		"*,-endpointslice": "namespace,service-cidr,nodeipam",
 		"namespace":        "namespace",
 		"-namespace":       "",
 	}

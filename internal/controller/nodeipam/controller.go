@@ -1,0 +1,168 @@
+package nodeipam
+
+import (
+	"context"
+	"fmt"
+	"net/netip"
+	"sync"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	"k8s.io/apimachinery/pkg/util/wait"
+	coreinformers "k8s.io/client-go/informers/core/v1"
+	"k8s.io/client-go/kubernetes"
+	corelisters "k8s.io/client-go/listers/core/v1"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/util/workqueue"
+	"k8s.io/klog/v2"
+)
+
+// Controller assigns pod CIDRs to Nodes.
+type Controller struct {
+	client kubernetes.Interface
+	nodes  corelisters.NodeLister
+	synced cache.InformerSynced
+	queue  workqueue.TypedRateLimitingInterface[string]
+
+	mu   sync.Mutex
+	sets []*cidrSet // one per family, in --cluster-cidr order
+	// owned remembers what each Node got, to free it when the Node goes.
+	owned map[string][]netip.Prefix
+}
+
+// New returns a controller for clusterCIDRs with maskV4/maskV6 subnets.
+func New(client kubernetes.Interface, nodes coreinformers.NodeInformer, clusterCIDRs []netip.Prefix, maskV4, maskV6 int) (*Controller, error) {
+	c := &Controller{client: client, nodes: nodes.Lister(), synced: nodes.Informer().HasSynced, owned: map[string][]netip.Prefix{},
+		queue: workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[string](),
+			workqueue.TypedRateLimitingQueueConfig[string]{Name: "nodeipam"})}
+	for _, p := range clusterCIDRs {
+		mask := maskV4
+		if p.Addr().Is6() {
+			mask = maskV6
+		}
+		s, err := newCIDRSet(p, mask)
+		if err != nil {
+			return nil, err
+		}
+		c.sets = append(c.sets, s)
+	}
+	_, _ = nodes.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc:    func(obj interface{}) { c.queue.Add(obj.(*corev1.Node).Name) },
+		UpdateFunc: func(_, obj interface{}) { c.queue.Add(obj.(*corev1.Node).Name) },
+		DeleteFunc: c.nodeDeleted,
+	})
+	return c, nil
+}
+
+func (c *Controller) nodeDeleted(obj interface{}) {
+	if t, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+		obj = t.Obj
+	}
+	n, ok := obj.(*corev1.Node)
+	if !ok {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, p := range c.owned[n.Name] {
+		for _, s := range c.sets {
+			s.release(p)
+		}
+	}
+	delete(c.owned, n.Name)
+}
+
+// Run occupies the CIDRs Nodes already have, then processes the queue.
+func (c *Controller) Run(ctx context.Context, workers int) {
+	defer utilruntime.HandleCrash()
+	defer c.queue.ShutDown()
+	if !cache.WaitForNamedCacheSyncWithContext(ctx, c.synced) {
+		return
+	}
+	nodes, _ := c.nodes.List(labels.Everything())
+	c.mu.Lock()
+	for _, n := range nodes {
+		c.occupyLocked(n)
+	}
+	c.mu.Unlock()
+	for i := 0; i < workers; i++ {
+		go wait.UntilWithContext(ctx, func(ctx context.Context) {
+			for c.processNextWorkItem(ctx) {
+			}
+		}, time.Second)
+	}
+	<-ctx.Done()
+}
+
+func (c *Controller) occupyLocked(n *corev1.Node) {
+	for _, cidr := range n.Spec.PodCIDRs {
+		p, err := netip.ParsePrefix(cidr)
+		if err != nil {
+			continue
+		}
+		for _, s := range c.sets {
+			s.occupy(p)
+		}
+		c.owned[n.Name] = append(c.owned[n.Name], p)
+	}
+}
+
+func (c *Controller) processNextWorkItem(ctx context.Context) bool {
+	key, quit := c.queue.Get()
+	if quit {
+		return false
+	}
+	defer c.queue.Done(key)
+	if err := c.sync(ctx, key); err != nil {
+		klog.ErrorS(err, "Assigning pod CIDRs failed; retrying", "node", key)
+		c.queue.AddRateLimited(key)
+		return true
+	}
+	c.queue.Forget(key)
+	return true
+}
+
+// sync gives a Node without pod CIDRs one subnet per cluster CIDR.
+func (c *Controller) sync(ctx context.Context, name string) error {
+	n, err := c.nodes.Get(name)
+	if apierrors.IsNotFound(err) {
+		return nil
+	}
+	if err != nil || len(n.Spec.PodCIDRs) > 0 || n.Spec.PodCIDR != "" {
+		return err
+	}
+	c.mu.Lock()
+	var got []netip.Prefix
+	for _, s := range c.sets {
+		p, err := s.next()
+		if err != nil {
+			for i, g := range got {
+				c.sets[i].release(g)
+			}
+			c.mu.Unlock()
+			return fmt.Errorf("node %s: %w", name, err)
+		}
+		got = append(got, p)
+	}
+	c.mu.Unlock()
+	n = n.DeepCopy()
+	for _, p := range got {
+		n.Spec.PodCIDRs = append(n.Spec.PodCIDRs, p.String())
+	}
+	n.Spec.PodCIDR = n.Spec.PodCIDRs[0]
+	_, err = c.client.CoreV1().Nodes().Update(ctx, n, metav1.UpdateOptions{})
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if err != nil {
+		for i, g := range got {
+			c.sets[i].release(g)
+		}
+		return err
+	}
+	c.owned[name] = got
+	return nil
+}

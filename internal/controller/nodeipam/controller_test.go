@@ -1,0 +1,76 @@
+package nodeipam
+
+import (
+	"context"
+	"net/netip"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes/fake"
+)
+
+func node(name string, cidrs ...string) *corev1.Node {
+	n := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name}}
+	if len(cidrs) > 0 {
+		n.Spec.PodCIDR, n.Spec.PodCIDRs = cidrs[0], cidrs
+	}
+	return n
+}
+
+func TestAssignsDistinctSubnetsAndReusesFreed(t *testing.T) {
+	ctx := context.Background()
+	objs := []runtime.Object{node("has", "10.244.0.0/24", "fd00:10::/64"), node("a"), node("b")}
+	client := fake.NewClientset(objs...)
+	f := informers.NewSharedInformerFactory(client, 0)
+	c, err := New(client, f.Core().V1().Nodes(),
+		[]netip.Prefix{netip.MustParsePrefix("10.244.0.0/16"), netip.MustParsePrefix("fd00:10::/56")}, 24, 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	store := f.Core().V1().Nodes().Informer().GetStore()
+	for _, o := range objs {
+		_ = store.Add(o)
+		c.occupyLocked(o.(*corev1.Node))
+	}
+	for _, n := range []string{"a", "b"} {
+		if err := c.sync(ctx, n); err != nil {
+			t.Fatal(err)
+		}
+	}
+	get := func(name string) []string {
+		n, _ := client.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
+		return n.Spec.PodCIDRs
+	}
+	a, b := get("a"), get("b")
+	if len(a) != 2 || a[0] != "10.244.1.0/24" || a[1] != "fd00:10:0:1::/64" || b[0] != "10.244.2.0/24" {
+		t.Fatalf("a=%v b=%v", a, b)
+	}
+	// "a" goes; a new node gets its subnets.
+	c.nodeDeleted(node("a", a...))
+	_ = store.Add(node("c"))
+	_, _ = client.CoreV1().Nodes().Create(ctx, node("c"), metav1.CreateOptions{})
+	if err := c.sync(ctx, "c"); err != nil {
+		t.Fatal(err)
+	}
+	if got := get("c"); got[0] != "10.244.1.0/24" {
+		t.Fatalf("c=%v, want the freed 10.244.1.0/24", got)
+	}
+}
+
+func TestRangeFull(t *testing.T) {
+	s, err := newCIDRSet(netip.MustParsePrefix("10.0.0.0/23"), 24)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 2; i++ {
+		if _, err := s.next(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := s.next(); err == nil {
+		t.Fatal("a /23 holds only two /24s")
+	}
+}
