@@ -21,6 +21,7 @@ import (
 	"github.com/svcplane/svcplane/internal/controller/endpointslice"
 	"github.com/svcplane/svcplane/internal/controller/namespace"
 	"github.com/svcplane/svcplane/internal/controller/nodeipam"
+	"github.com/svcplane/svcplane/internal/controller/scheduler"
 	"github.com/svcplane/svcplane/internal/controller/servicecidr"
 )
 
@@ -70,6 +71,9 @@ func All() []Controller {
 				return
 			}
 			go c.Run(ctx, 1)
+		}},
+		{"scheduler", func(ctx context.Context, d Deps) {
+			go scheduler.New(d.Client, d.Informers.Core().V1().Pods(), d.Informers.Core().V1().Nodes()).Run(ctx, 1)
 		}},
 		{"endpointslice", func(ctx context.Context, d Deps) {
 			i := d.Informers
