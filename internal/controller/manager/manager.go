@@ -17,10 +17,12 @@ import (
 	"k8s.io/client-go/tools/leaderelection"
 	"k8s.io/client-go/tools/leaderelection/resourcelock"
 	"k8s.io/klog/v2"
+	"k8s.io/utils/clock"
 
 	"github.com/svcplane/svcplane/internal/controller/endpointslice"
 	"github.com/svcplane/svcplane/internal/controller/namespace"
 	"github.com/svcplane/svcplane/internal/controller/nodeipam"
+	"github.com/svcplane/svcplane/internal/controller/replicaset"
 	"github.com/svcplane/svcplane/internal/controller/scheduler"
 	"github.com/svcplane/svcplane/internal/controller/servicecidr"
 )
@@ -74,6 +76,9 @@ func All() []Controller {
 		}},
 		{"scheduler", func(ctx context.Context, d Deps) {
 			go scheduler.New(d.Client, d.Informers.Core().V1().Pods(), d.Informers.Core().V1().Nodes()).Run(ctx, 1)
+		}},
+		{"replicaset", func(ctx context.Context, d Deps) {
+			go replicaset.New(d.Client, d.Informers.Apps().V1().ReplicaSets(), d.Informers.Core().V1().Pods(), clock.RealClock{}).Run(ctx, 5)
 		}},
 		{"endpointslice", func(ctx context.Context, d Deps) {
 			i := d.Informers

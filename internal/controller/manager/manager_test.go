@@ -15,8 +15,8 @@ func names(cs []Controller) string {
 
 func TestSelect(t *testing.T) {
 	cases := map[string]string{
-		"*":                "namespace,service-cidr,nodeipam,scheduler,endpointslice",
-		"*,-endpointslice": "namespace,service-cidr,nodeipam,scheduler",
+		"*":                "namespace,service-cidr,nodeipam,scheduler,replicaset,endpointslice",
+		"*,-endpointslice": "namespace,service-cidr,nodeipam,scheduler,replicaset",
 		"namespace":        "namespace",
 		"-namespace":       "",
 	}

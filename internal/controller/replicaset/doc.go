@@ -1,0 +1,9 @@
+// Package replicaset is the ReplicaSet controller: it creates and deletes
+// pods to match spec.replicas (creations in slow-start batches 1, 2, 4, …),
+// adopts matching orphans and releases pods whose labels stop matching
+// through the ControllerRef (a pod owned by another controller is never
+// taken), waits on expectations so a stale cache never makes extra pods,
+// and keeps status (replicas, fullyLabeledReplicas, readyReplicas,
+// availableReplicas, observedGeneration). Shape: informers → rate-limited
+// queue keyed namespace/name → sync.
+package replicaset
