@@ -81,7 +81,7 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.ServiceIPAllocator, "service-ip-allocator", o.ServiceIPAllocator, "How ClusterIPs are recorded: 'ipaddress' (an IPAddress object per IP, ranges from ServiceCIDR objects) or 'bitmap' (the legacy allocation map in etcd).")
 	fs.StringVar(&o.ServiceNodePortRange, "service-node-port-range", o.ServiceNodePortRange, "A port range to reserve for services with NodePort visibility, e.g. '30000-32767'. Inclusive at both ends of the range.")
 	fs.DurationVar(&o.RepairInterval, "repair-interval", o.RepairInterval, "How often the ClusterIP and NodePort repair loops check allocations against the Services.")
-	fs.StringSliceVar(&o.Controllers, "controllers", o.Controllers, "A list of controllers to enable. '*' enables all on-by-default controllers, 'foo' enables the controller named 'foo', '-foo' disables the controller named 'foo'. Controllers: namespace, service-cidr, nodeipam, scheduler, replicaset, endpointslice.")
+	fs.StringSliceVar(&o.Controllers, "controllers", o.Controllers, "A list of controllers to enable. '*' enables all on-by-default controllers, 'foo' enables the controller named 'foo', '-foo' disables the controller named 'foo'. Controllers: namespace, service-cidr, nodeipam, scheduler, replicaset, deployment, endpointslice.")
 	fs.StringVar(&o.ClusterCIDR, "cluster-cidr", o.ClusterCIDR, "CIDR range (or two, comma separated, for dual-stack) for pods; Nodes get their pod CIDRs from it. Empty disables node IPAM.")
 	fs.IntVar(&o.NodeCIDRMaskSizeIPv4, "node-cidr-mask-size-ipv4", o.NodeCIDRMaskSizeIPv4, "Mask size for IPv4 node CIDRs in a cluster.")
 	fs.IntVar(&o.NodeCIDRMaskSizeIPv6, "node-cidr-mask-size-ipv6", o.NodeCIDRMaskSizeIPv6, "Mask size for IPv6 node CIDRs in a cluster.")

@@ -19,6 +19,7 @@ import (
 	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
 
+	"github.com/svcplane/svcplane/internal/controller/deployment"
 	"github.com/svcplane/svcplane/internal/controller/endpointslice"
 	"github.com/svcplane/svcplane/internal/controller/namespace"
 	"github.com/svcplane/svcplane/internal/controller/nodeipam"
@@ -79,6 +80,9 @@ func All() []Controller {
 		}},
 		{"replicaset", func(ctx context.Context, d Deps) {
 			go replicaset.New(d.Client, d.Informers.Apps().V1().ReplicaSets(), d.Informers.Core().V1().Pods(), clock.RealClock{}).Run(ctx, 5)
+		}},
+		{"deployment", func(ctx context.Context, d Deps) {
+			go deployment.New(d.Client, d.Informers.Apps().V1().Deployments(), d.Informers.Apps().V1().ReplicaSets(), clock.RealClock{}).Run(ctx, 5)
 		}},
 		{"endpointslice", func(ctx context.Context, d Deps) {
 			i := d.Informers

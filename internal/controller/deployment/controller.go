@@ -1,0 +1,189 @@
+package deployment
+
+import (
+	"context"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	"k8s.io/apimachinery/pkg/util/wait"
+	appsinformers "k8s.io/client-go/informers/apps/v1"
+	"k8s.io/client-go/kubernetes"
+	appslisters "k8s.io/client-go/listers/apps/v1"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/util/workqueue"
+	"k8s.io/klog/v2"
+	"k8s.io/utils/clock"
+)
+
+var kind = appsv1.SchemeGroupVersion.WithKind("Deployment")
+
+// Controller rolls Deployments out.
+type Controller struct {
+	client      kubernetes.Interface
+	deployments appslisters.DeploymentLister
+	sets        appslisters.ReplicaSetLister
+	synced      []cache.InformerSynced
+	queue       workqueue.TypedRateLimitingInterface[string]
+	clock       clock.Clock
+}
+
+// New returns a controller fed by the given informers.
+func New(client kubernetes.Interface, deployments appsinformers.DeploymentInformer, sets appsinformers.ReplicaSetInformer, clk clock.Clock) *Controller {
+	c := &Controller{client: client, deployments: deployments.Lister(), sets: sets.Lister(), clock: clk,
+		synced: []cache.InformerSynced{deployments.Informer().HasSynced, sets.Informer().HasSynced},
+		queue: workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[string](),
+			workqueue.TypedRateLimitingQueueConfig[string]{Name: "deployment"})}
+	enqueue := func(obj interface{}) {
+		if key, err := cache.DeletionHandlingMetaNamespaceKeyFunc(obj); err == nil {
+			c.queue.Add(key)
+		}
+	}
+	_, _ = deployments.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc: enqueue, UpdateFunc: func(_, obj interface{}) { enqueue(obj) }, DeleteFunc: enqueue,
+	})
+	owner := func(obj interface{}) {
+		if t, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+			obj = t.Obj
+		}
+		if rs, ok := obj.(*appsv1.ReplicaSet); ok {
+			if ref := metav1.GetControllerOf(rs); ref != nil && ref.Kind == kind.Kind {
+				c.queue.Add(rs.Namespace + "/" + ref.Name)
+			}
+		}
+	}
+	_, _ = sets.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc: owner, UpdateFunc: func(_, obj interface{}) { owner(obj) }, DeleteFunc: owner,
+	})
+	return c
+}
+
+// Run processes the queue with workers until ctx ends.
+func (c *Controller) Run(ctx context.Context, workers int) {
+	defer utilruntime.HandleCrash()
+	defer c.queue.ShutDown()
+	if !cache.WaitForNamedCacheSyncWithContext(ctx, c.synced...) {
+		return
+	}
+	for i := 0; i < workers; i++ {
+		go wait.UntilWithContext(ctx, func(ctx context.Context) {
+			for c.processNextWorkItem(ctx) {
+			}
+		}, time.Second)
+	}
+	<-ctx.Done()
+}
+
+func (c *Controller) processNextWorkItem(ctx context.Context) bool {
+	key, quit := c.queue.Get()
+	if quit {
+		return false
+	}
+	defer c.queue.Done(key)
+	if err := c.sync(ctx, key); err != nil {
+		klog.ErrorS(err, "Syncing Deployment failed; retrying", "deployment", key)
+		c.queue.AddRateLimited(key)
+		return true
+	}
+	c.queue.Forget(key)
+	return true
+}
+
+// sync converges one Deployment.
+func (c *Controller) sync(ctx context.Context, key string) error {
+	ns, name, err := cache.SplitMetaNamespaceKey(key)
+	if err != nil {
+		return err
+	}
+	d, err := c.deployments.Deployments(ns).Get(name)
+	if apierrors.IsNotFound(err) {
+		return nil
+	}
+	if err != nil || d.DeletionTimestamp != nil {
+		return err
+	}
+	d = d.DeepCopy()
+	selector, err := metav1.LabelSelectorAsSelector(d.Spec.Selector)
+	if err != nil || selector.Empty() {
+		return nil
+	}
+	owned, err := c.replicaSets(ctx, d, selector)
+	if err != nil {
+		return err
+	}
+	newRS, old := splitNewOld(d, owned)
+	if d.Spec.Paused {
+		if newRS != nil {
+			if err := c.scale(ctx, newRS, replicas(d), d); err != nil {
+				return err
+			}
+		}
+		return c.updateStatus(ctx, d, newRS, old)
+	}
+	if newRS == nil {
+		if newRS, err = c.createNewRS(ctx, d, owned); err != nil {
+			return err
+		}
+	} else if err := c.stampRevision(ctx, d, newRS, owned); err != nil {
+		return err
+	}
+	if d.Spec.Strategy.Type == appsv1.RecreateDeploymentStrategyType {
+		err = c.recreate(ctx, d, newRS, old)
+	} else {
+		err = c.rollingUpdate(ctx, d, newRS, old)
+	}
+	if err != nil {
+		return err
+	}
+	if err := c.cleanup(ctx, d, old); err != nil {
+		return err
+	}
+	return c.updateStatus(ctx, d, newRS, old)
+}
+
+// replicaSets returns the ReplicaSets d controls, adopting matching orphans.
+func (c *Controller) replicaSets(ctx context.Context, d *appsv1.Deployment, selector labels.Selector) ([]*appsv1.ReplicaSet, error) {
+	all, err := c.sets.ReplicaSets(d.Namespace).List(labels.Everything())
+	if err != nil {
+		return nil, err
+	}
+	var out []*appsv1.ReplicaSet
+	for _, rs := range all {
+		ref := metav1.GetControllerOf(rs)
+		switch {
+		case ref != nil && ref.UID == d.UID:
+			out = append(out, rs)
+		case ref == nil && selector.Matches(labels.Set(rs.Labels)) && rs.DeletionTimestamp == nil:
+			rs = rs.DeepCopy()
+			rs.OwnerReferences = append(rs.OwnerReferences, controllerRef(d))
+			if _, err := c.client.AppsV1().ReplicaSets(rs.Namespace).Update(ctx, rs, metav1.UpdateOptions{}); err != nil {
+				return nil, err
+			}
+			out = append(out, rs)
+		}
+	}
+	return out, nil
+}
+
+func controllerRef(d *appsv1.Deployment) metav1.OwnerReference {
+	yes := true
+	return metav1.OwnerReference{APIVersion: kind.GroupVersion().String(), Kind: kind.Kind, Name: d.Name, UID: d.UID,
+		Controller: &yes, BlockOwnerDeletion: &yes}
+}
+
+func replicas(d *appsv1.Deployment) int32 {
+	if d.Spec.Replicas == nil {
+		return 1
+	}
+	return *d.Spec.Replicas
+}
+
+func rsReplicas(rs *appsv1.ReplicaSet) int32 {
+	if rs.Spec.Replicas == nil {
+		return 1
+	}
+	return *rs.Spec.Replicas
+}
