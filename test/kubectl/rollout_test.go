@@ -69,4 +69,14 @@ func TestRollout(t *testing.T) {
 	if out := c.ok("get", "rs"); strings.Count(out, "web-") < 3 {
 		t.Errorf("expected a ReplicaSet per template (3):\n%s", out)
 	}
+	// Deleting the Deployment takes its ReplicaSets and pods with it
+	// (background cascade, the garbage collector).
+	c.ok("delete", "deployment", "web")
+	deadline := time.Now().Add(30 * time.Second)
+	for left := c.ok("get", "rs,pods", "-o", "name"); left != ""; left = c.ok("get", "rs,pods", "-o", "name") {
+		if time.Now().After(deadline) {
+			t.Fatalf("30 s after deleting the Deployment these remain:\n%s", left)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
 }

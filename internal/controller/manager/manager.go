@@ -13,6 +13,7 @@ import (
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/metadata"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/leaderelection"
 	"k8s.io/client-go/tools/leaderelection/resourcelock"
@@ -21,6 +22,7 @@ import (
 
 	"github.com/svcplane/svcplane/internal/controller/deployment"
 	"github.com/svcplane/svcplane/internal/controller/endpointslice"
+	"github.com/svcplane/svcplane/internal/controller/garbagecollector"
 	"github.com/svcplane/svcplane/internal/controller/namespace"
 	"github.com/svcplane/svcplane/internal/controller/nodeipam"
 	"github.com/svcplane/svcplane/internal/controller/replicaset"
@@ -45,6 +47,7 @@ type Deps struct {
 	Config    Config
 	Client    kubernetes.Interface
 	Dynamic   dynamic.Interface
+	Metadata  metadata.Interface
 	Informers informers.SharedInformerFactory
 }
 
@@ -83,6 +86,13 @@ func All() []Controller {
 		}},
 		{"deployment", func(ctx context.Context, d Deps) {
 			go deployment.New(d.Client, d.Informers.Apps().V1().Deployments(), d.Informers.Apps().V1().ReplicaSets(), clock.RealClock{}).Run(ctx, 5)
+		}},
+		{"garbagecollector", func(ctx context.Context, d Deps) {
+			go func() {
+				if err := garbagecollector.New(d.Metadata, d.Client.Discovery()).Run(ctx, 5); err != nil {
+					klog.ErrorS(err, "Garbage collector stopped")
+				}
+			}()
 		}},
 		{"endpointslice", func(ctx context.Context, d Deps) {
 			i := d.Informers
@@ -139,6 +149,10 @@ func Run(ctx context.Context, cfg *rest.Config, conf Config, controllers []Contr
 	if err != nil {
 		return err
 	}
+	meta, err := metadata.NewForConfig(cfg)
+	if err != nil {
+		return err
+	}
 	if identity == "" {
 		host, _ := os.Hostname()
 		identity = fmt.Sprintf("%s_%d", host, os.Getpid())
@@ -150,7 +164,7 @@ func Run(ctx context.Context, cfg *rest.Config, conf Config, controllers []Contr
 	}
 	// Campaign again after losing the lease, until ctx ends.
 	for ctx.Err() == nil {
-		runLeading(ctx, lock, identity, controllers, Deps{Config: conf, Client: client, Dynamic: dyn})
+		runLeading(ctx, lock, identity, controllers, Deps{Config: conf, Client: client, Dynamic: dyn, Metadata: meta})
 	}
 	return nil
 }

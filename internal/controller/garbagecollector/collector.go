@@ -1,0 +1,290 @@
+package garbagecollector
+
+import (
+	"context"
+	"encoding/json"
+	"slices"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/discovery"
+	"k8s.io/client-go/metadata"
+	"k8s.io/client-go/metadata/metadatainformer"
+	"k8s.io/client-go/restmapper"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/util/workqueue"
+	"k8s.io/klog/v2"
+)
+
+// RetryBlocked is how soon an owner waiting for dependents is looked at.
+const RetryBlocked = time.Second
+
+// Collector is the garbage collector.
+type Collector struct {
+	meta      metadata.Interface
+	discovery discovery.DiscoveryInterface
+	mapper    meta.RESTMapper
+	graph     *graph
+	queue     workqueue.TypedRateLimitingInterface[types.UID]
+	synced    []cache.InformerSynced
+}
+
+// New returns a collector.
+func New(metaClient metadata.Interface, disco discovery.DiscoveryInterface) *Collector {
+	return &Collector{meta: metaClient, discovery: disco, graph: newGraph(),
+		queue: workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[types.UID](),
+			workqueue.TypedRateLimitingQueueConfig[types.UID]{Name: "garbage_collector"})}
+}
+
+// Run builds the graph from informers over every deletable resource and
+// processes it until ctx ends.
+func (c *Collector) Run(ctx context.Context, workers int) error {
+	defer utilruntime.HandleCrash()
+	defer c.queue.ShutDown()
+	groups, err := restmapper.GetAPIGroupResources(c.discovery)
+	if err != nil {
+		return err
+	}
+	c.mapper = restmapper.NewDiscoveryRESTMapper(groups)
+	f := metadatainformer.NewSharedInformerFactory(c.meta, 0)
+	for _, gvr := range deletable(groups) {
+		gvr := gvr
+		inf := f.ForResource(gvr).Informer()
+		_, _ = inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
+			AddFunc:    func(obj interface{}) { c.observe(gvr, obj) },
+			UpdateFunc: func(_, obj interface{}) { c.observe(gvr, obj) },
+			DeleteFunc: func(obj interface{}) { c.forget(obj) },
+		})
+		c.synced = append(c.synced, inf.HasSynced)
+	}
+	f.Start(ctx.Done())
+	if !cache.WaitForNamedCacheSyncWithContext(ctx, c.synced...) {
+		return nil
+	}
+	for i := 0; i < workers; i++ {
+		go wait.UntilWithContext(ctx, func(ctx context.Context) {
+			for c.processNextWorkItem(ctx) {
+			}
+		}, time.Second)
+	}
+	<-ctx.Done()
+	return nil
+}
+
+// deletable lists the preferred versions of resources that can be listed,
+// watched and deleted.
+func deletable(groups []*restmapper.APIGroupResources) []schema.GroupVersionResource {
+	var out []schema.GroupVersionResource
+	for _, g := range groups {
+		v := g.Group.PreferredVersion.Version
+		for _, r := range g.VersionedResources[v] {
+			if slices.Contains(r.Verbs, "list") && slices.Contains(r.Verbs, "watch") && slices.Contains(r.Verbs, "delete") &&
+				!containsSlash(r.Name) {
+				out = append(out, schema.GroupVersionResource{Group: g.Group.Name, Version: v, Resource: r.Name})
+			}
+		}
+	}
+	return out
+}
+
+func containsSlash(s string) bool {
+	for _, r := range s {
+		if r == '/' {
+			return true
+		}
+	}
+	return false
+}
+
+func (c *Collector) observe(gvr schema.GroupVersionResource, obj interface{}) {
+	m, err := meta.Accessor(obj)
+	if err != nil {
+		return
+	}
+	n := &node{gvr: gvr, namespace: m.GetNamespace(), name: m.GetName(), uid: m.GetUID(),
+		owners: m.GetOwnerReferences(), deleting: m.GetDeletionTimestamp() != nil, finalizers: m.GetFinalizers()}
+	c.graph.upsert(n)
+	if len(n.owners) > 0 || n.deleting {
+		c.queue.Add(n.uid)
+	}
+}
+
+func (c *Collector) forget(obj interface{}) {
+	if t, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+		obj = t.Obj
+	}
+	m, err := meta.Accessor(obj)
+	if err != nil {
+		return
+	}
+	for _, d := range c.graph.remove(m.GetUID()) {
+		c.queue.Add(d) // a dependent may have lost its last owner
+	}
+	for _, o := range m.GetOwnerReferences() {
+		c.queue.Add(o.UID) // a foreground owner may be unblocked
+	}
+}
+
+func (c *Collector) processNextWorkItem(ctx context.Context) bool {
+	uid, quit := c.queue.Get()
+	if quit {
+		return false
+	}
+	defer c.queue.Done(uid)
+	retry, err := c.process(ctx, uid)
+	switch {
+	case err != nil:
+		klog.ErrorS(err, "Garbage collection failed; retrying", "uid", uid)
+		c.queue.AddRateLimited(uid)
+	case retry:
+		c.queue.Forget(uid)
+		c.queue.AddAfter(uid, RetryBlocked)
+	default:
+		c.queue.Forget(uid)
+	}
+	return true
+}
+
+// process handles one object: its own deletion modes, then its owners.
+func (c *Collector) process(ctx context.Context, uid types.UID) (bool, error) {
+	n := c.graph.get(uid)
+	if n == nil {
+		return false, nil
+	}
+	if n.deleting && n.hasFinalizer(metav1.FinalizerOrphanDependents) {
+		return false, c.orphan(ctx, n)
+	}
+	if n.deleting && n.hasFinalizer(metav1.FinalizerDeleteDependents) {
+		return c.foreground(ctx, n)
+	}
+	if len(n.owners) == 0 || n.deleting {
+		return false, nil
+	}
+	return false, c.checkOwners(ctx, n)
+}
+
+// checkOwners deletes n when every owner is gone, or drops the owners that
+// are gone when some remain.
+func (c *Collector) checkOwners(ctx context.Context, n *node) error {
+	var alive []metav1.OwnerReference
+	foreground := false
+	for _, ref := range n.owners {
+		gone, owner, err := c.ownerGone(ctx, n, ref)
+		if err != nil {
+			return err
+		}
+		if gone {
+			continue
+		}
+		alive = append(alive, ref)
+		if owner != nil && owner.deleting && owner.hasFinalizer(metav1.FinalizerDeleteDependents) {
+			foreground = true
+		}
+	}
+	switch {
+	case len(alive) == 0:
+		policy := metav1.DeletePropagationBackground
+		return c.delete(ctx, n, policy)
+	case len(alive) < len(n.owners):
+		return c.patchOwners(ctx, n, alive)
+	case foreground:
+		return nil // the owner's foreground pass deletes it
+	}
+	return nil
+}
+
+// ownerGone reports whether ref's object no longer exists (asking the
+// server when the graph does not know it).
+func (c *Collector) ownerGone(ctx context.Context, n *node, ref metav1.OwnerReference) (bool, *node, error) {
+	if o := c.graph.get(ref.UID); o != nil {
+		return false, o, nil
+	}
+	gv, err := schema.ParseGroupVersion(ref.APIVersion)
+	if err != nil {
+		return false, nil, nil
+	}
+	mapping, err := c.mapper.RESTMapping(gv.WithKind(ref.Kind).GroupKind(), gv.Version)
+	if err != nil {
+		return false, nil, nil // unknown kind: leave it alone
+	}
+	ns := ""
+	if mapping.Scope.Name() == meta.RESTScopeNameNamespace {
+		ns = n.namespace
+	}
+	obj, err := c.meta.Resource(mapping.Resource).Namespace(ns).Get(ctx, ref.Name, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return true, nil, nil
+	}
+	if err != nil {
+		return false, nil, err
+	}
+	return obj.UID != ref.UID, nil, nil
+}
+
+func (c *Collector) delete(ctx context.Context, n *node, policy metav1.DeletionPropagation) error {
+	uid := n.uid
+	err := c.meta.Resource(n.gvr).Namespace(n.namespace).Delete(ctx, n.name, metav1.DeleteOptions{
+		Preconditions: &metav1.Preconditions{UID: &uid}, PropagationPolicy: &policy})
+	if apierrors.IsNotFound(err) || apierrors.IsConflict(err) {
+		return nil
+	}
+	return err
+}
+
+func (c *Collector) patchOwners(ctx context.Context, n *node, owners []metav1.OwnerReference) error {
+	patch, _ := json.Marshal(map[string]interface{}{"metadata": map[string]interface{}{"ownerReferences": owners, "uid": n.uid}})
+	_, err := c.meta.Resource(n.gvr).Namespace(n.namespace).Patch(ctx, n.name, types.MergePatchType, patch, metav1.PatchOptions{})
+	if apierrors.IsNotFound(err) || apierrors.IsConflict(err) || apierrors.IsInvalid(err) {
+		return nil
+	}
+	return err
+}
+
+func (c *Collector) removeFinalizer(ctx context.Context, n *node, f string) error {
+	rest := slices.DeleteFunc(slices.Clone(n.finalizers), func(x string) bool { return x == f })
+	patch, _ := json.Marshal(map[string]interface{}{"metadata": map[string]interface{}{"finalizers": rest, "uid": n.uid}})
+	_, err := c.meta.Resource(n.gvr).Namespace(n.namespace).Patch(ctx, n.name, types.MergePatchType, patch, metav1.PatchOptions{})
+	if apierrors.IsNotFound(err) || apierrors.IsInvalid(err) {
+		return nil
+	}
+	return err
+}
+
+// orphan removes n from its dependents' owners, then its orphan finalizer.
+func (c *Collector) orphan(ctx context.Context, n *node) error {
+	for _, d := range c.graph.dependentsOf(n.uid) {
+		owners := slices.DeleteFunc(slices.Clone(d.owners), func(o metav1.OwnerReference) bool { return o.UID == n.uid })
+		if err := c.patchOwners(ctx, d, owners); err != nil {
+			return err
+		}
+	}
+	return c.removeFinalizer(ctx, n, metav1.FinalizerOrphanDependents)
+}
+
+// foreground deletes n's dependents and removes its foregroundDeletion
+// finalizer once no blocking dependent is left.
+func (c *Collector) foreground(ctx context.Context, n *node) (bool, error) {
+	blocked := false
+	for _, d := range c.graph.dependentsOf(n.uid) {
+		for _, ref := range d.owners {
+			if ref.UID == n.uid && ref.BlockOwnerDeletion != nil && *ref.BlockOwnerDeletion {
+				blocked = true
+			}
+		}
+		if !d.deleting {
+			if err := c.delete(ctx, d, metav1.DeletePropagationForeground); err != nil {
+				return false, err
+			}
+		}
+	}
+	if blocked {
+		return true, nil
+	}
+	return false, c.removeFinalizer(ctx, n, metav1.FinalizerDeleteDependents)
+}

@@ -1,0 +1,18 @@
+// Package garbagecollector deletes objects whose owners are gone and
+// carries out foreground and orphan deletion, as kube-controller-manager's
+// garbage collector does:
+//
+//   - a dependent all of whose ownerReferences point at objects that no
+//     longer exist (checked against the server, UID included) is deleted;
+//     owners that are gone are dropped from a dependent that still has a
+//     live owner;
+//   - an owner being deleted with the foregroundDeletion finalizer gets its
+//     dependents deleted (foreground too) and loses the finalizer once no
+//     dependent with blockOwnerDeletion remains;
+//   - an owner being deleted with the orphan finalizer has its
+//     ownerReference removed from every dependent, then loses the
+//     finalizer.
+//
+// The graph (uid → object, owner uid → dependents) is built from metadata
+// informers over every resource discovery reports as list/watch/delete-able.
+package garbagecollector
