@@ -64,9 +64,16 @@ func TestEndpointSliceController(t *testing.T) {
 	if !slices.Equal(ready, []string{"10.244.0.10"}) {
 		t.Fatalf("ready endpoints %v, want only 10.244.0.10", ready)
 	}
+	// The Endpoints controller writes the same pods into core/v1 Endpoints.
+	eventually(t, "Endpoints web", func() bool {
+		ep, err := c.CoreV1().Endpoints(ns).Get(ctx, "web", metav1.GetOptions{})
+		return err == nil && len(ep.Subsets) == 1 && len(ep.Subsets[0].Addresses) == 1 &&
+			ep.Subsets[0].Addresses[0].IP == "10.244.0.10" && len(ep.Subsets[0].NotReadyAddresses) == 1
+	})
 	noErr(t, c.CoreV1().Services(ns).Delete(ctx, "web", metav1.DeleteOptions{}))
-	eventually(t, "the EndpointSlice to go with its Service", func() bool {
-		return len(must(c.DiscoveryV1().EndpointSlices(ns).List(ctx, sel)).Items) == 0
+	eventually(t, "the EndpointSlice and Endpoints to go with their Service", func() bool {
+		_, err := c.CoreV1().Endpoints(ns).Get(ctx, "web", metav1.GetOptions{})
+		return len(must(c.DiscoveryV1().EndpointSlices(ns).List(ctx, sel)).Items) == 0 && err != nil
 	})
 }
 

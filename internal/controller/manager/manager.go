@@ -21,6 +21,7 @@ import (
 	"k8s.io/utils/clock"
 
 	"github.com/svcplane/svcplane/internal/controller/deployment"
+	"github.com/svcplane/svcplane/internal/controller/endpoints"
 	"github.com/svcplane/svcplane/internal/controller/endpointslice"
 	"github.com/svcplane/svcplane/internal/controller/garbagecollector"
 	"github.com/svcplane/svcplane/internal/controller/namespace"
@@ -93,6 +94,10 @@ func All() []Controller {
 					klog.ErrorS(err, "Garbage collector stopped")
 				}
 			}()
+		}},
+		{"endpoints", func(ctx context.Context, d Deps) {
+			i := d.Informers.Core().V1()
+			go endpoints.New(d.Client, i.Services(), i.Pods(), i.Endpoints()).Run(ctx, 5)
 		}},
 		{"endpointslice", func(ctx context.Context, d Deps) {
 			i := d.Informers

@@ -1,0 +1,7 @@
+// Package endpoints is the Endpoints controller: for every Service with a
+// selector it writes the core/v1 Endpoints object of the same name (ready
+// pods under addresses, unready ones under notReadyAddresses, or all ready
+// with publishNotReadyAddresses), truncated to 1000 addresses with the
+// endpoints.kubernetes.io/over-capacity: truncated annotation, as
+// kube-controller-manager does. Shape: informers → queue → sync.
+package endpoints
