@@ -98,3 +98,33 @@ func TestNodeIPAM(t *testing.T) {
 		t.Fatalf("pod CIDRs %v", got)
 	}
 }
+
+// TestEndpointSliceMirroring: a selector-less Service's hand-written
+// Endpoints are mirrored into an EndpointSlice, follow its changes, and go
+// with it.
+func TestEndpointSliceMirroring(t *testing.T) {
+	c := server.Client
+	ns := newNamespace(t, c)
+	must(c.CoreV1().Services(ns).Create(ctx, &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: "ext"},
+		Spec: corev1.ServiceSpec{Ports: []corev1.ServicePort{{Name: "db", Port: 5432}}}}, metav1.CreateOptions{}))
+	ep := must(c.CoreV1().Endpoints(ns).Create(ctx, &corev1.Endpoints{ObjectMeta: metav1.ObjectMeta{Name: "ext"},
+		Subsets: []corev1.EndpointSubset{{Addresses: []corev1.EndpointAddress{{IP: "10.9.9.9"}},
+			Ports: []corev1.EndpointPort{{Name: "db", Port: 5432, Protocol: corev1.ProtocolTCP}}}}}, metav1.CreateOptions{}))
+	sel := metav1.ListOptions{LabelSelector: "kubernetes.io/service-name=ext,endpointslice.kubernetes.io/managed-by=endpointslicemirroring-controller.k8s.io"}
+	addrs := func() []string {
+		var out []string
+		for _, s := range must(c.DiscoveryV1().EndpointSlices(ns).List(ctx, sel)).Items {
+			for _, e := range s.Endpoints {
+				out = append(out, e.Addresses...)
+			}
+		}
+		slices.Sort(out)
+		return out
+	}
+	eventually(t, "the mirrored slice", func() bool { return slices.Equal(addrs(), []string{"10.9.9.9"}) })
+	ep.Subsets[0].Addresses = append(ep.Subsets[0].Addresses, corev1.EndpointAddress{IP: "10.9.9.10"})
+	must(c.CoreV1().Endpoints(ns).Update(ctx, ep, metav1.UpdateOptions{}))
+	eventually(t, "the mirrored slice to follow", func() bool { return slices.Equal(addrs(), []string{"10.9.9.10", "10.9.9.9"}) })
+	noErr(t, c.CoreV1().Endpoints(ns).Delete(ctx, "ext", metav1.DeleteOptions{}))
+	eventually(t, "the mirrored slice to go", func() bool { return len(addrs()) == 0 })
+}

@@ -24,6 +24,7 @@ import (
 	"github.com/svcplane/svcplane/internal/controller/endpoints"
 	"github.com/svcplane/svcplane/internal/controller/endpointslice"
 	"github.com/svcplane/svcplane/internal/controller/garbagecollector"
+	"github.com/svcplane/svcplane/internal/controller/mirroring"
 	"github.com/svcplane/svcplane/internal/controller/namespace"
 	"github.com/svcplane/svcplane/internal/controller/nodeipam"
 	"github.com/svcplane/svcplane/internal/controller/replicaset"
@@ -98,6 +99,10 @@ func All() []Controller {
 		{"endpoints", func(ctx context.Context, d Deps) {
 			i := d.Informers.Core().V1()
 			go endpoints.New(d.Client, i.Services(), i.Pods(), i.Endpoints()).Run(ctx, 5)
+		}},
+		{"endpointslice-mirroring", func(ctx context.Context, d Deps) {
+			i := d.Informers
+			go mirroring.New(d.Client, i.Core().V1().Services(), i.Core().V1().Endpoints(), i.Discovery().V1().EndpointSlices()).Run(ctx, 2)
 		}},
 		{"endpointslice", func(ctx context.Context, d Deps) {
 			i := d.Informers
