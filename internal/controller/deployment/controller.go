@@ -8,15 +8,14 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
-	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
-	"k8s.io/apimachinery/pkg/util/wait"
 	appsinformers "k8s.io/client-go/informers/apps/v1"
 	"k8s.io/client-go/kubernetes"
 	appslisters "k8s.io/client-go/listers/apps/v1"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/util/workqueue"
-	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
+
+	"github.com/svcplane/svcplane/internal/controller/worker"
 )
 
 var kind = appsv1.SchemeGroupVersion.WithKind("Deployment")
@@ -35,8 +34,7 @@ type Controller struct {
 func New(client kubernetes.Interface, deployments appsinformers.DeploymentInformer, sets appsinformers.ReplicaSetInformer, clk clock.Clock) *Controller {
 	c := &Controller{client: client, deployments: deployments.Lister(), sets: sets.Lister(), clock: clk,
 		synced: []cache.InformerSynced{deployments.Informer().HasSynced, sets.Informer().HasSynced},
-		queue: workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[string](),
-			workqueue.TypedRateLimitingQueueConfig[string]{Name: "deployment"})}
+		queue:  worker.NewQueue[string]("deployment")}
 	enqueue := func(obj interface{}) {
 		if key, err := cache.DeletionHandlingMetaNamespaceKeyFunc(obj); err == nil {
 			c.queue.Add(key)
@@ -59,37 +57,6 @@ func New(client kubernetes.Interface, deployments appsinformers.DeploymentInform
 		AddFunc: owner, UpdateFunc: func(_, obj interface{}) { owner(obj) }, DeleteFunc: owner,
 	})
 	return c
-}
-
-// Run processes the queue with workers until ctx ends.
-func (c *Controller) Run(ctx context.Context, workers int) {
-	defer utilruntime.HandleCrash()
-	defer c.queue.ShutDown()
-	if !cache.WaitForNamedCacheSyncWithContext(ctx, c.synced...) {
-		return
-	}
-	for i := 0; i < workers; i++ {
-		go wait.UntilWithContext(ctx, func(ctx context.Context) {
-			for c.processNextWorkItem(ctx) {
-			}
-		}, time.Second)
-	}
-	<-ctx.Done()
-}
-
-func (c *Controller) processNextWorkItem(ctx context.Context) bool {
-	key, quit := c.queue.Get()
-	if quit {
-		return false
-	}
-	defer c.queue.Done(key)
-	if err := c.sync(ctx, key); err != nil {
-		klog.ErrorS(err, "Syncing Deployment failed; retrying", "deployment", key)
-		c.queue.AddRateLimited(key)
-		return true
-	}
-	c.queue.Forget(key)
-	return true
 }
 
 // sync converges one Deployment.
@@ -186,4 +153,13 @@ func rsReplicas(rs *appsv1.ReplicaSet) int32 {
 		return 1
 	}
 	return *rs.Spec.Replicas
+}
+
+// Run processes the queue with workers until ctx ends.
+func (c *Controller) Run(ctx context.Context, workers int) {
+	worker.Run(ctx, c.queue, workers, c.syncKey, c.synced...)
+}
+
+func (c *Controller) syncKey(ctx context.Context, key string) (time.Duration, error) {
+	return 0, c.sync(ctx, key)
 }

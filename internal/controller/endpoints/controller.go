@@ -11,15 +11,14 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
-	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
-	"k8s.io/apimachinery/pkg/util/wait"
 	coreinformers "k8s.io/client-go/informers/core/v1"
 	"k8s.io/client-go/kubernetes"
 	corelisters "k8s.io/client-go/listers/core/v1"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/util/workqueue"
 	esreconciler "k8s.io/endpointslice"
-	"k8s.io/klog/v2"
+
+	"github.com/svcplane/svcplane/internal/controller/worker"
 )
 
 // MaxCapacity and the annotation marking a truncated Endpoints object.
@@ -42,8 +41,7 @@ type Controller struct {
 func New(client kubernetes.Interface, services coreinformers.ServiceInformer, pods coreinformers.PodInformer, endpoints coreinformers.EndpointsInformer) *Controller {
 	c := &Controller{client: client, services: services.Lister(), pods: pods.Lister(), endpoints: endpoints.Lister(),
 		synced: []cache.InformerSynced{services.Informer().HasSynced, pods.Informer().HasSynced, endpoints.Informer().HasSynced},
-		queue: workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[string](),
-			workqueue.TypedRateLimitingQueueConfig[string]{Name: "endpoint"})}
+		queue:  worker.NewQueue[string]("endpoint")}
 	enqueue := func(obj interface{}) {
 		if key, err := cache.DeletionHandlingMetaNamespaceKeyFunc(obj); err == nil {
 			c.queue.Add(key)
@@ -71,37 +69,6 @@ func New(client kubernetes.Interface, services coreinformers.ServiceInformer, po
 		AddFunc: podChanged, UpdateFunc: func(old, obj interface{}) { podChanged(old); podChanged(obj) }, DeleteFunc: podChanged,
 	})
 	return c
-}
-
-// Run processes the queue with workers until ctx ends.
-func (c *Controller) Run(ctx context.Context, workers int) {
-	defer utilruntime.HandleCrash()
-	defer c.queue.ShutDown()
-	if !cache.WaitForNamedCacheSyncWithContext(ctx, c.synced...) {
-		return
-	}
-	for i := 0; i < workers; i++ {
-		go wait.UntilWithContext(ctx, func(ctx context.Context) {
-			for c.processNextWorkItem(ctx) {
-			}
-		}, time.Second)
-	}
-	<-ctx.Done()
-}
-
-func (c *Controller) processNextWorkItem(ctx context.Context) bool {
-	key, quit := c.queue.Get()
-	if quit {
-		return false
-	}
-	defer c.queue.Done(key)
-	if err := c.sync(ctx, key); err != nil {
-		klog.ErrorS(err, "Syncing Endpoints failed; retrying", "service", key)
-		c.queue.AddRateLimited(key)
-		return true
-	}
-	c.queue.Forget(key)
-	return true
 }
 
 func (c *Controller) sync(ctx context.Context, key string) error {
@@ -263,4 +230,13 @@ func podReady(p *corev1.Pod) bool {
 		}
 	}
 	return false
+}
+
+// Run processes the queue with workers until ctx ends.
+func (c *Controller) Run(ctx context.Context, workers int) {
+	worker.Run(ctx, c.queue, workers, c.syncKey, c.synced...)
+}
+
+func (c *Controller) syncKey(ctx context.Context, key string) (time.Duration, error) {
+	return 0, c.sync(ctx, key)
 }

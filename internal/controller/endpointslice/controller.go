@@ -10,8 +10,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
-	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
-	"k8s.io/apimachinery/pkg/util/wait"
 	coreinformers "k8s.io/client-go/informers/core/v1"
 	discoveryinformers "k8s.io/client-go/informers/discovery/v1"
 	"k8s.io/client-go/kubernetes"
@@ -26,6 +24,8 @@ import (
 	"k8s.io/endpointslice/topologycache"
 	esutil "k8s.io/endpointslice/util"
 	"k8s.io/klog/v2"
+
+	"github.com/svcplane/svcplane/internal/controller/worker"
 )
 
 // ControllerName is the managed-by label value, as upstream.
@@ -60,8 +60,7 @@ func New(client kubernetes.Interface, services coreinformers.ServiceInformer, po
 			slices.Informer().HasSynced, nodes.Informer().HasSynced},
 		tracker:  esutil.NewEndpointSliceTracker(),
 		topology: topologycache.NewTopologyCache(),
-		queue: workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[string](),
-			workqueue.TypedRateLimitingQueueConfig[string]{Name: "endpoint_slice"}),
+		queue:    worker.NewQueue[string]("endpoint_slice"),
 	}
 	c.reconciler = esreconciler.NewReconciler(client, c.nodes, MaxEndpointsPerSlice, c.tracker, c.topology, recorder, ControllerName)
 	_, _ = services.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
@@ -155,37 +154,6 @@ func (c *Controller) nodesChanged(interface{}) {
 	}
 }
 
-// Run processes the queue with workers until ctx ends.
-func (c *Controller) Run(ctx context.Context, workers int) {
-	defer utilruntime.HandleCrash()
-	defer c.queue.ShutDown()
-	if !cache.WaitForNamedCacheSyncWithContext(ctx, c.synced...) {
-		return
-	}
-	for i := 0; i < workers; i++ {
-		go wait.UntilWithContext(ctx, func(ctx context.Context) {
-			for c.processNextWorkItem(ctx) {
-			}
-		}, time.Second)
-	}
-	<-ctx.Done()
-}
-
-func (c *Controller) processNextWorkItem(ctx context.Context) bool {
-	key, quit := c.queue.Get()
-	if quit {
-		return false
-	}
-	defer c.queue.Done(key)
-	if err := c.sync(ctx, key); err != nil {
-		klog.ErrorS(err, "Syncing EndpointSlices failed; retrying", "service", key)
-		c.queue.AddRateLimited(key)
-		return true
-	}
-	c.queue.Forget(key)
-	return true
-}
-
 // sync reconciles the EndpointSlices of one Service.
 func (c *Controller) sync(ctx context.Context, key string) error {
 	ns, name, err := cache.SplitMetaNamespaceKey(key)
@@ -235,4 +203,13 @@ func (c *Controller) deleteSlices(ctx context.Context, ns, name string) error {
 		}
 	}
 	return nil
+}
+
+// Run processes the queue with workers until ctx ends.
+func (c *Controller) Run(ctx context.Context, workers int) {
+	worker.Run(ctx, c.queue, workers, c.syncKey, c.synced...)
+}
+
+func (c *Controller) syncKey(ctx context.Context, key string) (time.Duration, error) {
+	return 0, c.sync(ctx, key)
 }

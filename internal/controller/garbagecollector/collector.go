@@ -11,15 +11,14 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
-	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
-	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/metadata"
 	"k8s.io/client-go/metadata/metadatainformer"
 	"k8s.io/client-go/restmapper"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/util/workqueue"
-	"k8s.io/klog/v2"
+
+	"github.com/svcplane/svcplane/internal/controller/worker"
 )
 
 // RetryBlocked is how soon an owner waiting for dependents is looked at.
@@ -38,15 +37,12 @@ type Collector struct {
 // New returns a collector.
 func New(metaClient metadata.Interface, disco discovery.DiscoveryInterface) *Collector {
 	return &Collector{meta: metaClient, discovery: disco, graph: newGraph(),
-		queue: workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[types.UID](),
-			workqueue.TypedRateLimitingQueueConfig[types.UID]{Name: "garbage_collector"})}
+		queue: worker.NewQueue[types.UID]("garbage_collector")}
 }
 
 // Run builds the graph from informers over every deletable resource and
 // processes it until ctx ends.
 func (c *Collector) Run(ctx context.Context, workers int) error {
-	defer utilruntime.HandleCrash()
-	defer c.queue.ShutDown()
 	groups, err := restmapper.GetAPIGroupResources(c.discovery)
 	if err != nil {
 		return err
@@ -64,16 +60,7 @@ func (c *Collector) Run(ctx context.Context, workers int) error {
 		c.synced = append(c.synced, inf.HasSynced)
 	}
 	f.Start(ctx.Done())
-	if !cache.WaitForNamedCacheSyncWithContext(ctx, c.synced...) {
-		return nil
-	}
-	for i := 0; i < workers; i++ {
-		go wait.UntilWithContext(ctx, func(ctx context.Context) {
-			for c.processNextWorkItem(ctx) {
-			}
-		}, time.Second)
-	}
-	<-ctx.Done()
+	worker.Run(ctx, c.queue, workers, c.processKey, c.synced...)
 	return nil
 }
 
@@ -131,24 +118,12 @@ func (c *Collector) forget(obj interface{}) {
 	}
 }
 
-func (c *Collector) processNextWorkItem(ctx context.Context) bool {
-	uid, quit := c.queue.Get()
-	if quit {
-		return false
-	}
-	defer c.queue.Done(uid)
+func (c *Collector) processKey(ctx context.Context, uid types.UID) (time.Duration, error) {
 	retry, err := c.process(ctx, uid)
-	switch {
-	case err != nil:
-		klog.ErrorS(err, "Garbage collection failed; retrying", "uid", uid)
-		c.queue.AddRateLimited(uid)
-	case retry:
-		c.queue.Forget(uid)
-		c.queue.AddAfter(uid, RetryBlocked)
-	default:
-		c.queue.Forget(uid)
+	if err == nil && retry {
+		return RetryBlocked, nil
 	}
-	return true
+	return 0, err
 }
 
 // process handles one object: its own deletion modes, then its owners.

@@ -12,8 +12,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
-	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
-	"k8s.io/apimachinery/pkg/util/wait"
 	coreinformers "k8s.io/client-go/informers/core/v1"
 	discoveryinformers "k8s.io/client-go/informers/discovery/v1"
 	"k8s.io/client-go/kubernetes"
@@ -21,7 +19,8 @@ import (
 	discoverylisters "k8s.io/client-go/listers/discovery/v1"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/util/workqueue"
-	"k8s.io/klog/v2"
+
+	"github.com/svcplane/svcplane/internal/controller/worker"
 )
 
 // ControllerName is the managed-by label value, as upstream.
@@ -42,8 +41,7 @@ func New(client kubernetes.Interface, services coreinformers.ServiceInformer, en
 	slices discoveryinformers.EndpointSliceInformer) *Controller {
 	c := &Controller{client: client, services: services.Lister(), endpoints: endpoints.Lister(), slices: slices.Lister(),
 		synced: []cache.InformerSynced{services.Informer().HasSynced, endpoints.Informer().HasSynced, slices.Informer().HasSynced},
-		queue: workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[string](),
-			workqueue.TypedRateLimitingQueueConfig[string]{Name: "endpoint_slice_mirroring"})}
+		queue:  worker.NewQueue[string]("endpoint_slice_mirroring")}
 	enqueue := func(obj interface{}) {
 		if key, err := cache.DeletionHandlingMetaNamespaceKeyFunc(obj); err == nil {
 			c.queue.Add(key)
@@ -53,37 +51,6 @@ func New(client kubernetes.Interface, services coreinformers.ServiceInformer, en
 	_, _ = services.Informer().AddEventHandler(handlers)
 	_, _ = endpoints.Informer().AddEventHandler(handlers)
 	return c
-}
-
-// Run processes the queue with workers until ctx ends.
-func (c *Controller) Run(ctx context.Context, workers int) {
-	defer utilruntime.HandleCrash()
-	defer c.queue.ShutDown()
-	if !cache.WaitForNamedCacheSyncWithContext(ctx, c.synced...) {
-		return
-	}
-	for i := 0; i < workers; i++ {
-		go wait.UntilWithContext(ctx, func(ctx context.Context) {
-			for c.processNextWorkItem(ctx) {
-			}
-		}, time.Second)
-	}
-	<-ctx.Done()
-}
-
-func (c *Controller) processNextWorkItem(ctx context.Context) bool {
-	key, quit := c.queue.Get()
-	if quit {
-		return false
-	}
-	defer c.queue.Done(key)
-	if err := c.sync(ctx, key); err != nil {
-		klog.ErrorS(err, "Mirroring Endpoints failed; retrying", "endpoints", key)
-		c.queue.AddRateLimited(key)
-		return true
-	}
-	c.queue.Forget(key)
-	return true
 }
 
 func (c *Controller) sync(ctx context.Context, key string) error {
@@ -194,4 +161,13 @@ func sameContent(have, want []*discoveryv1.EndpointSlice) bool {
 		}
 	}
 	return true
+}
+
+// Run processes the queue with workers until ctx ends.
+func (c *Controller) Run(ctx context.Context, workers int) {
+	worker.Run(ctx, c.queue, workers, c.syncKey, c.synced...)
+}
+
+func (c *Controller) syncKey(ctx context.Context, key string) (time.Duration, error) {
+	return 0, c.sync(ctx, key)
 }

@@ -10,8 +10,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
-	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/dynamic"
 	coreinformers "k8s.io/client-go/informers/core/v1"
@@ -20,6 +18,8 @@ import (
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/util/workqueue"
 	"k8s.io/klog/v2"
+
+	"github.com/svcplane/svcplane/internal/controller/worker"
 )
 
 // RetryContent is how soon a namespace whose content is still going is
@@ -40,8 +40,7 @@ type Controller struct {
 func New(client kubernetes.Interface, dyn dynamic.Interface, disco discovery.DiscoveryInterface, namespaces coreinformers.NamespaceInformer) *Controller {
 	c := &Controller{client: client, dynamic: dyn, discovery: disco,
 		lister: namespaces.Lister(), synced: namespaces.Informer().HasSynced,
-		queue: workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[string](),
-			workqueue.TypedRateLimitingQueueConfig[string]{Name: "namespace"}),
+		queue: worker.NewQueue[string]("namespace"),
 	}
 	enqueue := func(obj interface{}) {
 		if ns, ok := obj.(*corev1.Namespace); ok && ns.DeletionTimestamp != nil {
@@ -52,43 +51,6 @@ func New(client kubernetes.Interface, dyn dynamic.Interface, disco discovery.Dis
 		AddFunc: enqueue, UpdateFunc: func(_, obj interface{}) { enqueue(obj) },
 	})
 	return c
-}
-
-// Run processes the queue with workers until ctx ends.
-func (c *Controller) Run(ctx context.Context, workers int) {
-	defer utilruntime.HandleCrash()
-	defer c.queue.ShutDown()
-	if !cache.WaitForNamedCacheSyncWithContext(ctx, c.synced) {
-		return
-	}
-	for i := 0; i < workers; i++ {
-		go wait.UntilWithContext(ctx, func(ctx context.Context) {
-			for c.processNextWorkItem(ctx) {
-			}
-		}, time.Second)
-	}
-	<-ctx.Done()
-}
-
-func (c *Controller) processNextWorkItem(ctx context.Context) bool {
-	key, quit := c.queue.Get()
-	if quit {
-		return false
-	}
-	defer c.queue.Done(key)
-	remaining, err := c.sync(ctx, key)
-	switch {
-	case err != nil:
-		klog.ErrorS(err, "Deleting namespace content failed; retrying", "namespace", key)
-		c.queue.AddRateLimited(key)
-	case remaining > 0:
-		klog.V(2).InfoS("Namespace content still going", "namespace", key, "remaining", remaining)
-		c.queue.Forget(key)
-		c.queue.AddAfter(key, RetryContent)
-	default:
-		c.queue.Forget(key)
-	}
-	return true
 }
 
 // sync deletes the content of a terminating namespace and finalizes it once
@@ -179,4 +141,18 @@ func (c *Controller) deleteAll(ctx context.Context, gvr schema.GroupVersionResou
 		return 0, err
 	}
 	return len(after.Items), nil
+}
+
+// Run processes the queue with workers until ctx ends.
+func (c *Controller) Run(ctx context.Context, workers int) {
+	worker.Run(ctx, c.queue, workers, c.syncKey, c.synced)
+}
+
+func (c *Controller) syncKey(ctx context.Context, key string) (time.Duration, error) {
+	remaining, err := c.sync(ctx, key)
+	if err == nil && remaining > 0 {
+		klog.V(2).InfoS("Namespace content still going", "namespace", key, "remaining", remaining)
+		return RetryContent, nil
+	}
+	return 0, err
 }

@@ -11,14 +11,13 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
-	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
-	"k8s.io/apimachinery/pkg/util/wait"
 	coreinformers "k8s.io/client-go/informers/core/v1"
 	"k8s.io/client-go/kubernetes"
 	corelisters "k8s.io/client-go/listers/core/v1"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/util/workqueue"
-	"k8s.io/klog/v2"
+
+	"github.com/svcplane/svcplane/internal/controller/worker"
 )
 
 // Controller assigns pod CIDRs to Nodes.
@@ -37,8 +36,7 @@ type Controller struct {
 // New returns a controller for clusterCIDRs with maskV4/maskV6 subnets.
 func New(client kubernetes.Interface, nodes coreinformers.NodeInformer, clusterCIDRs []netip.Prefix, maskV4, maskV6 int) (*Controller, error) {
 	c := &Controller{client: client, nodes: nodes.Lister(), synced: nodes.Informer().HasSynced, owned: map[string][]netip.Prefix{},
-		queue: workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[string](),
-			workqueue.TypedRateLimitingQueueConfig[string]{Name: "nodeipam"})}
+		queue: worker.NewQueue[string]("nodeipam")}
 	for _, p := range clusterCIDRs {
 		mask := maskV4
 		if p.Addr().Is6() {
@@ -78,9 +76,8 @@ func (c *Controller) nodeDeleted(obj interface{}) {
 
 // Run occupies the CIDRs Nodes already have, then processes the queue.
 func (c *Controller) Run(ctx context.Context, workers int) {
-	defer utilruntime.HandleCrash()
-	defer c.queue.ShutDown()
 	if !cache.WaitForNamedCacheSyncWithContext(ctx, c.synced) {
+		c.queue.ShutDown()
 		return
 	}
 	nodes, _ := c.nodes.List(labels.Everything())
@@ -89,13 +86,9 @@ func (c *Controller) Run(ctx context.Context, workers int) {
 		c.occupyLocked(n)
 	}
 	c.mu.Unlock()
-	for i := 0; i < workers; i++ {
-		go wait.UntilWithContext(ctx, func(ctx context.Context) {
-			for c.processNextWorkItem(ctx) {
-			}
-		}, time.Second)
-	}
-	<-ctx.Done()
+	worker.Run(ctx, c.queue, workers, func(ctx context.Context, key string) (time.Duration, error) {
+		return 0, c.sync(ctx, key)
+	})
 }
 
 func (c *Controller) occupyLocked(n *corev1.Node) {
@@ -109,21 +102,6 @@ func (c *Controller) occupyLocked(n *corev1.Node) {
 		}
 		c.owned[n.Name] = append(c.owned[n.Name], p)
 	}
-}
-
-func (c *Controller) processNextWorkItem(ctx context.Context) bool {
-	key, quit := c.queue.Get()
-	if quit {
-		return false
-	}
-	defer c.queue.Done(key)
-	if err := c.sync(ctx, key); err != nil {
-		klog.ErrorS(err, "Assigning pod CIDRs failed; retrying", "node", key)
-		c.queue.AddRateLimited(key)
-		return true
-	}
-	c.queue.Forget(key)
-	return true
 }
 
 // sync gives a Node without pod CIDRs one subnet per cluster CIDR.

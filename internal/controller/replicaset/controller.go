@@ -10,8 +10,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
-	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
-	"k8s.io/apimachinery/pkg/util/wait"
 	appsinformers "k8s.io/client-go/informers/apps/v1"
 	coreinformers "k8s.io/client-go/informers/core/v1"
 	"k8s.io/client-go/kubernetes"
@@ -19,8 +17,9 @@ import (
 	corelisters "k8s.io/client-go/listers/core/v1"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/util/workqueue"
-	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
+
+	"github.com/svcplane/svcplane/internal/controller/worker"
 )
 
 // BurstReplicas caps the pods created or deleted in one sync, as upstream.
@@ -44,8 +43,7 @@ func New(client kubernetes.Interface, sets appsinformers.ReplicaSetInformer, pod
 	c := &Controller{client: client, sets: sets.Lister(), pods: pods.Lister(), clock: clk,
 		synced:       []cache.InformerSynced{sets.Informer().HasSynced, pods.Informer().HasSynced},
 		expectations: newExpectations(clk),
-		queue: workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[string](),
-			workqueue.TypedRateLimitingQueueConfig[string]{Name: "replicaset"})}
+		queue:        worker.NewQueue[string]("replicaset")}
 	enqueue := func(obj interface{}) {
 		if key, err := cache.DeletionHandlingMetaNamespaceKeyFunc(obj); err == nil {
 			c.queue.Add(key)
@@ -91,37 +89,6 @@ func (c *Controller) podEvent(obj interface{}, added, deleted int) {
 			c.queue.Add(pod.Namespace + "/" + rs.Name)
 		}
 	}
-}
-
-// Run processes the queue with workers until ctx ends.
-func (c *Controller) Run(ctx context.Context, workers int) {
-	defer utilruntime.HandleCrash()
-	defer c.queue.ShutDown()
-	if !cache.WaitForNamedCacheSyncWithContext(ctx, c.synced...) {
-		return
-	}
-	for i := 0; i < workers; i++ {
-		go wait.UntilWithContext(ctx, func(ctx context.Context) {
-			for c.processNextWorkItem(ctx) {
-			}
-		}, time.Second)
-	}
-	<-ctx.Done()
-}
-
-func (c *Controller) processNextWorkItem(ctx context.Context) bool {
-	key, quit := c.queue.Get()
-	if quit {
-		return false
-	}
-	defer c.queue.Done(key)
-	if err := c.sync(ctx, key); err != nil {
-		klog.ErrorS(err, "Syncing ReplicaSet failed; retrying", "replicaset", key)
-		c.queue.AddRateLimited(key)
-		return true
-	}
-	c.queue.Forget(key)
-	return true
 }
 
 // sync converges one ReplicaSet.
@@ -173,3 +140,12 @@ func replicasOf(rs *appsv1.ReplicaSet) int {
 }
 
 func (c *Controller) String() string { return fmt.Sprintf("replicaset controller (%v)", c.queue.Len()) }
+
+// Run processes the queue with workers until ctx ends.
+func (c *Controller) Run(ctx context.Context, workers int) {
+	worker.Run(ctx, c.queue, workers, c.syncKey, c.synced...)
+}
+
+func (c *Controller) syncKey(ctx context.Context, key string) (time.Duration, error) {
+	return 0, c.sync(ctx, key)
+}

@@ -8,8 +8,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
-	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
-	"k8s.io/apimachinery/pkg/util/wait"
 	coreinformers "k8s.io/client-go/informers/core/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/kubernetes/scheme"
@@ -18,7 +16,8 @@ import (
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/record"
 	"k8s.io/client-go/util/workqueue"
-	"k8s.io/klog/v2"
+
+	"github.com/svcplane/svcplane/internal/controller/worker"
 )
 
 // Name is the schedulerName this scheduler serves.
@@ -45,8 +44,7 @@ func New(client kubernetes.Interface, pods coreinformers.PodInformer, nodes core
 		synced:   []cache.InformerSynced{pods.Informer().HasSynced, nodes.Informer().HasSynced},
 		recorder: b.NewRecorder(scheme.Scheme, corev1.EventSource{Component: Name}),
 		bound:    map[string]map[string]bool{},
-		queue: workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[string](),
-			workqueue.TypedRateLimitingQueueConfig[string]{Name: "scheduler"})}
+		queue:    worker.NewQueue[string]("scheduler")}
 	enqueue := func(obj interface{}) {
 		if p, ok := obj.(*corev1.Pod); ok && pending(p) {
 			if key, err := cache.MetaNamespaceKeyFunc(p); err == nil {
@@ -76,39 +74,6 @@ func (s *Scheduler) requeuePending() {
 			s.queue.Add(p.Namespace + "/" + p.Name)
 		}
 	}
-}
-
-// Run schedules with workers until ctx ends.
-func (s *Scheduler) Run(ctx context.Context, workers int) {
-	defer utilruntime.HandleCrash()
-	defer s.queue.ShutDown()
-	if !cache.WaitForNamedCacheSyncWithContext(ctx, s.synced...) {
-		return
-	}
-	// One worker: placement decisions depend on each other.
-	go wait.UntilWithContext(ctx, func(ctx context.Context) {
-		for s.processNextWorkItem(ctx) {
-		}
-	}, time.Second)
-	<-ctx.Done()
-}
-
-func (s *Scheduler) processNextWorkItem(ctx context.Context) bool {
-	key, quit := s.queue.Get()
-	if quit {
-		return false
-	}
-	defer s.queue.Done(key)
-	retry, err := s.schedule(ctx, key)
-	if err != nil {
-		klog.ErrorS(err, "Scheduling failed; retrying", "pod", key)
-	}
-	if retry || err != nil {
-		s.queue.AddRateLimited(key)
-		return true
-	}
-	s.queue.Forget(key)
-	return true
 }
 
 // schedule places one pod; retry reports that it fit nowhere.
@@ -171,4 +136,17 @@ func (s *Scheduler) podsPerNode() map[string]int {
 		}
 	}
 	return counts
+}
+
+// Run schedules until ctx ends (one worker: placements depend on each other).
+func (s *Scheduler) Run(ctx context.Context, workers int) {
+	worker.Run(ctx, s.queue, 1, s.syncKey, s.synced...)
+}
+
+func (s *Scheduler) syncKey(ctx context.Context, key string) (time.Duration, error) {
+	retry, err := s.schedule(ctx, key)
+	if err == nil && retry {
+		return worker.Backoff, nil
+	}
+	return 0, err
 }

@@ -12,14 +12,13 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
-	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
-	"k8s.io/apimachinery/pkg/util/wait"
 	informers "k8s.io/client-go/informers/networking/v1"
 	"k8s.io/client-go/kubernetes"
 	listers "k8s.io/client-go/listers/networking/v1"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/util/workqueue"
-	"k8s.io/klog/v2"
+
+	"github.com/svcplane/svcplane/internal/controller/worker"
 )
 
 // Finalizer keeps a ServiceCIDR while IPAddresses need it.
@@ -45,8 +44,7 @@ func New(client kubernetes.Interface, cidrs informers.ServiceCIDRInformer, addre
 	c := &Controller{
 		client: client, cidrs: cidrs.Lister(), addresses: addresses.Lister(),
 		synced: []cache.InformerSynced{cidrs.Informer().HasSynced, addresses.Informer().HasSynced},
-		queue: workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[string](),
-			workqueue.TypedRateLimitingQueueConfig[string]{Name: "servicecidrs"}),
+		queue:  worker.NewQueue[string]("servicecidrs"),
 	}
 	enqueue := func(obj interface{}) {
 		if key, err := cache.DeletionHandlingMetaNamespaceKeyFunc(obj); err == nil {
@@ -70,37 +68,6 @@ func (c *Controller) enqueueTerminating() {
 			c.queue.Add(sc.Name)
 		}
 	}
-}
-
-// Run processes the queue with workers until ctx ends.
-func (c *Controller) Run(ctx context.Context, workers int) {
-	defer utilruntime.HandleCrash()
-	defer c.queue.ShutDown()
-	if !cache.WaitForNamedCacheSyncWithContext(ctx, c.synced...) {
-		return
-	}
-	for i := 0; i < workers; i++ {
-		go wait.UntilWithContext(ctx, func(ctx context.Context) {
-			for c.processNextWorkItem(ctx) {
-			}
-		}, time.Second)
-	}
-	<-ctx.Done()
-}
-
-func (c *Controller) processNextWorkItem(ctx context.Context) bool {
-	key, quit := c.queue.Get()
-	if quit {
-		return false
-	}
-	defer c.queue.Done(key)
-	if err := c.sync(ctx, key); err != nil {
-		klog.ErrorS(err, "Syncing ServiceCIDR failed; retrying", "servicecidr", key)
-		c.queue.AddRateLimited(key)
-		return true
-	}
-	c.queue.Forget(key)
-	return true
 }
 
 // sync converges one ServiceCIDR.
@@ -191,4 +158,13 @@ func within(ip netip.Addr, ps []netip.Prefix) bool {
 		}
 	}
 	return false
+}
+
+// Run processes the queue with workers until ctx ends.
+func (c *Controller) Run(ctx context.Context, workers int) {
+	worker.Run(ctx, c.queue, workers, c.syncKey, c.synced...)
+}
+
+func (c *Controller) syncKey(ctx context.Context, key string) (time.Duration, error) {
+	return 0, c.sync(ctx, key)
 }

@@ -1,0 +1,67 @@
+// Package worker is the loop every controller shares: a named, rate-limited
+// work queue whose keys workers hand to the controller's sync function,
+// once the informer caches have synced. An error retries the key with
+// backoff; a requested delay retries it after that delay; otherwise the key
+// is done until an event enqueues it again.
+package worker
+
+import (
+	"context"
+	"time"
+
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/util/workqueue"
+	"k8s.io/klog/v2"
+)
+
+// Backoff, returned as the delay, retries with the queue's backoff without
+// logging an error (a pod that fits no node yet).
+const Backoff = time.Duration(-1)
+
+// NewQueue returns a rate-limited queue named name (its metrics name).
+func NewQueue[K comparable](name string) workqueue.TypedRateLimitingInterface[K] {
+	return workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultTypedControllerRateLimiter[K](),
+		workqueue.TypedRateLimitingQueueConfig[K]{Name: name})
+}
+
+// Run waits for synced, then runs workers calling sync until ctx ends,
+// and shuts the queue down.
+func Run[K comparable](ctx context.Context, q workqueue.TypedRateLimitingInterface[K], workers int,
+	sync func(context.Context, K) (time.Duration, error), synced ...cache.InformerSynced) {
+	defer utilruntime.HandleCrash()
+	defer q.ShutDown()
+	if !cache.WaitForNamedCacheSyncWithContext(ctx, synced...) {
+		return
+	}
+	for i := 0; i < workers; i++ {
+		go wait.UntilWithContext(ctx, func(ctx context.Context) {
+			for next(ctx, q, sync) {
+			}
+		}, time.Second)
+	}
+	<-ctx.Done()
+}
+
+func next[K comparable](ctx context.Context, q workqueue.TypedRateLimitingInterface[K], sync func(context.Context, K) (time.Duration, error)) bool {
+	key, quit := q.Get()
+	if quit {
+		return false
+	}
+	defer q.Done(key)
+	after, err := sync(ctx, key)
+	switch {
+	case err != nil:
+		klog.ErrorS(err, "Sync failed; retrying", "key", key)
+		q.AddRateLimited(key)
+	case after == Backoff:
+		q.AddRateLimited(key)
+	case after > 0:
+		q.Forget(key)
+		q.AddAfter(key, after)
+	default:
+		q.Forget(key)
+	}
+	return true
+}
