@@ -50,17 +50,15 @@ func planBase(r *ruleset, cfg *Config) {
 	r.baseChain("nat-prerouting", knftables.NATType, knftables.PreroutingHook, "dstnat").add("jump", chainServices)
 	r.baseChain("nat-output", knftables.NATType, knftables.OutputHook, "dstnat").add("jump", chainServices)
 	r.baseChain("nat-postrouting", knftables.NATType, knftables.PostroutingHook, "srcnat").add("jump", chainMasquerading)
-	r.baseChain("filter-prerouting", knftables.FilterType, knftables.PreroutingHook, "dstnat - 10").
-		add("ct state new jump", chainFirewallCheck)
-	out := r.baseChain("filter-output", knftables.FilterType, knftables.OutputHook, "dstnat - 10")
-	out.add("ct state new jump", chainFirewallCheck)
-	out.add("ct state new jump", chainServiceEPCheck)
-	out.add("ct state new jump", chainNodePortEPCheck)
-	in := r.baseChain("filter-input", knftables.FilterType, knftables.InputHook, "filter - 10")
-	in.add("ct state new jump", chainNodePortEPCheck)
-	in.add("ct state new jump", chainServiceEPCheck)
-	r.baseChain("filter-forward", knftables.FilterType, knftables.ForwardHook, "filter - 10").
-		add("ct state new jump", chainServiceEPCheck)
+	// The endpoint checks run before DNAT in prerouting and output (reject
+	// there needs Linux ≥ 5.13), so they work whether or not the node has
+	// a route for the service address.
+	for _, hook := range []knftables.BaseChainHook{knftables.PreroutingHook, knftables.OutputHook} {
+		c := r.baseChain("filter-"+string(hook), knftables.FilterType, hook, "-110")
+		c.add("ct state new jump", chainFirewallCheck)
+		c.add("ct state new jump", chainServiceEPCheck)
+		c.add("ct state new jump", chainNodePortEPCheck)
+	}
 
 	svc := r.chain(chainServices)
 	svc.add(daddrKey, "vmap @"+mapServiceIPs)

@@ -44,9 +44,10 @@ const (
 	keyNodePort = "np" // proto . port
 )
 
-// dispatchChain is the shared chain for services with n endpoints.
-func dispatchChain(keySpace, masq string, n int) string {
-	return fmt.Sprintf("dnat-%s-%s-%d", keySpace, masq, n)
+// dispatchChain is the shared chain for service ports of one protocol
+// with n endpoints.
+func dispatchChain(keySpace, proto, masq string, n int) string {
+	return fmt.Sprintf("dnat-%s-%s-%s-%d", keySpace, proto, masq, n)
 }
 
 func hash8(s string) string {

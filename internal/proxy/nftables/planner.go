@@ -107,16 +107,19 @@ func noEndpointMap(keySpace string) string {
 // planDispatch fills the shared endpoint map with one slot per endpoint and
 // makes sure the shared chain for this endpoint count and mode exists.
 func planDispatch(r *ruleset, cfg *Config, d destination, mode string, targets []proxy.Endpoint) string {
-	epMap := mapEndpointsIP
-	keyExpr := cfg.words().ip + " daddr . meta l4proto . th dport"
+	// The rule names the protocol ("udp dport", not "th dport"): nft 1.0.6
+	// turns a "th dport" in a map lookup into "tcp dport".
+	epMap, proto := mapEndpointsIP, d.key[1]
+	keyExpr := cfg.words().ip + " daddr . meta l4proto . " + proto + " dport"
 	if d.keySpace == keyNodePort {
-		epMap, keyExpr = mapEndpointsNodePort, "meta l4proto . th dport"
+		epMap, proto = mapEndpointsNodePort, d.key[0]
+		keyExpr = "meta l4proto . " + proto + " dport"
 	}
 	for i, ep := range targets {
 		ip, port := ep.HostPort()
 		r.elem(epMap, append(append([]string{}, d.key...), strconv.Itoa(i)), ip, port)
 	}
-	name := dispatchChain(d.keySpace, mode, len(targets))
+	name := dispatchChain(d.keySpace, proto, mode, len(targets))
 	if _, ok := r.chains[name]; !ok {
 		c := r.chain(name)
 		if rule := masqRule(cfg, mode); rule != "" {

@@ -1,6 +1,7 @@
 package proxytest
 
 import (
+	"errors"
 	"fmt"
 	"net/netip"
 	"strconv"
@@ -59,6 +60,9 @@ func (t *NFTTracer) runRule(tok []string, q *pkt) (string, string, error) {
 			i += 6
 		default:
 			n, ok, verdict, err := t.match(tok[i:], q)
+			if err == errNoMatch {
+				return "continue", "", nil
+			}
 			if err != nil || !ok {
 				return "continue", "", err
 			}
@@ -84,6 +88,10 @@ func (t *NFTTracer) isLocal(a netip.Addr) bool {
 	return false
 }
 
+// errNoMatch: a protocol-specific field on a packet of another protocol
+// (nft's implicit "meta l4proto" dependency fails).
+var errNoMatch = errors.New("protocol dependency does not match")
+
 // expr reads a concatenation ("ip daddr . th dport . numgen random mod 3")
 // and returns its values and the number of tokens read.
 func expr(tok []string, q *pkt) ([]string, int, error) {
@@ -101,6 +109,11 @@ func expr(tok []string, q *pkt) ([]string, int, error) {
 		case "meta l4proto":
 			vals = append(vals, q.proto)
 		case "th dport":
+			vals = append(vals, strconv.Itoa(q.dport))
+		case "tcp dport", "udp dport", "sctp dport":
+			if q.proto != tok[i] {
+				return nil, 0, errNoMatch
+			}
 			vals = append(vals, strconv.Itoa(q.dport))
 		case "numgen random":
 			n, err := strconv.Atoi(tok[i+3])
@@ -218,6 +231,9 @@ func (t *NFTTracer) dnat(tok []string, q *pkt) error {
 		target = tok[0]
 	} else {
 		vals, n, err := expr(tok, q)
+		if err == errNoMatch {
+			return nil
+		}
 		if err != nil {
 			return err
 		}
