@@ -19,7 +19,7 @@ import (
 
 func newBenchCommand() *cobra.Command {
 	cmd := &cobra.Command{Use: "bench", Short: "Measure svcplane on this machine and print the figures"}
-	cmd.AddCommand(newBenchServerCommand())
+	cmd.AddCommand(newBenchServerCommand(), newBenchProxyCommand())
 	return cmd
 }
 
