@@ -20,8 +20,7 @@ import (
 
 func newBenchCommand() *cobra.Command {
 	cmd := &cobra.Command{Use: "bench", Short: "Measure svcplane on this machine and print the figures"}
-	cmd.AddCommand(newBenchServerCommand())
-	cmd.AddCommand(newBenchServicesCommand())
+	cmd.AddCommand(newBenchServerCommand(), newBenchServicesCommand(), newBenchProxyCommand())
 	return cmd
 }
 

@@ -1,0 +1,8 @@
+// Package proxy holds the slim, API-free types the service proxy works on
+// (ServicePortName, ServicePort, Endpoint, Node, Snapshot) and endpoint
+// selection (CategorizeEndpoints) with kube-proxy's semantics.
+//
+// Guarantees: nothing in this package or below the tracker imports
+// Kubernetes API types; a Snapshot is immutable once built, so backends may
+// keep and compare snapshots without copying.
+package proxy

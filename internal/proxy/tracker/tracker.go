@@ -1,0 +1,188 @@
+package tracker
+
+import (
+	"net/netip"
+	"sync"
+
+	v1 "k8s.io/api/core/v1"
+	discovery "k8s.io/api/discovery/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/tools/cache"
+
+	"github.com/svcplane/svcplane/internal/proxy"
+)
+
+// Tracker keeps the converted state of every watched object and builds
+// snapshots from it.
+type Tracker struct {
+	family   proxy.IPFamily
+	nodeName string
+	onChange func()
+
+	mu        sync.Mutex
+	services  map[types.NamespacedName][]*proxy.ServicePort
+	slices    map[types.NamespacedName]map[string]map[proxy.ServicePortName][]proxy.Endpoint
+	endpoints map[types.NamespacedName]map[proxy.ServicePortName][]proxy.Endpoint
+	node      proxy.Node
+	cidrs     map[string][]netip.Prefix
+}
+
+// New returns a Tracker for one IP family on the node nodeName; onChange
+// (may be nil) is called after every change.
+func New(family proxy.IPFamily, nodeName string, onChange func()) *Tracker {
+	if onChange == nil {
+		onChange = func() {}
+	}
+	return &Tracker{
+		family: family, nodeName: nodeName, onChange: onChange,
+		services:  map[types.NamespacedName][]*proxy.ServicePort{},
+		slices:    map[types.NamespacedName]map[string]map[proxy.ServicePortName][]proxy.Endpoint{},
+		endpoints: map[types.NamespacedName]map[proxy.ServicePortName][]proxy.Endpoint{},
+		node:      proxy.Node{Name: nodeName},
+		cidrs:     map[string][]netip.Prefix{},
+	}
+}
+
+func (t *Tracker) changed() { t.onChange() }
+
+// OnServiceUpdate records the Service's current state (nil = deleted).
+func (t *Tracker) OnServiceUpdate(key types.NamespacedName, svc *v1.Service) {
+	t.mu.Lock()
+	if svc == nil {
+		delete(t.services, key)
+	} else {
+		t.services[key] = ServicePorts(svc, t.family)
+	}
+	t.mu.Unlock()
+	t.changed()
+}
+
+// OnEndpointSliceUpdate records one EndpointSlice (deleted = true removes it).
+func (t *Tracker) OnEndpointSliceUpdate(slice *discovery.EndpointSlice, deleted bool) {
+	eps, ok := sliceEndpoints(slice, t.family, t.nodeName)
+	if !ok {
+		return
+	}
+	svc := types.NamespacedName{Namespace: slice.Namespace, Name: slice.Labels[discovery.LabelServiceName]}
+	t.mu.Lock()
+	bySlice := t.slices[svc]
+	if bySlice == nil {
+		bySlice = map[string]map[proxy.ServicePortName][]proxy.Endpoint{}
+		t.slices[svc] = bySlice
+	}
+	if deleted {
+		delete(bySlice, slice.Name)
+	} else {
+		bySlice[slice.Name] = eps
+	}
+	if len(bySlice) == 0 {
+		delete(t.slices, svc)
+		delete(t.endpoints, svc)
+	} else {
+		t.endpoints[svc] = mergeSlices(bySlice)
+	}
+	t.mu.Unlock()
+	t.changed()
+}
+
+// mergeSlices joins a Service's slices, de-duplicating endpoints by
+// address and port and favouring a local copy, as kube-proxy does.
+func mergeSlices(bySlice map[string]map[proxy.ServicePortName][]proxy.Endpoint) map[proxy.ServicePortName][]proxy.Endpoint {
+	seen := map[proxy.ServicePortName]map[string]proxy.Endpoint{}
+	for _, ports := range bySlice {
+		for name, eps := range ports {
+			set := seen[name]
+			if set == nil {
+				set = map[string]proxy.Endpoint{}
+				seen[name] = set
+			}
+			for _, ep := range eps {
+				if _, dup := set[ep.String()]; !dup || ep.IsLocal {
+					set[ep.String()] = ep
+				}
+			}
+		}
+	}
+	out := make(map[proxy.ServicePortName][]proxy.Endpoint, len(seen))
+	for name, set := range seen {
+		list := make([]proxy.Endpoint, 0, len(set))
+		for _, ep := range set {
+			list = append(list, ep)
+		}
+		proxy.SortEndpoints(list)
+		out[name] = list
+	}
+	return out
+}
+
+// OnNodeUpdate records the proxy's own Node (nil = deleted).
+func (t *Tracker) OnNodeUpdate(node *v1.Node) {
+	t.mu.Lock()
+	if node == nil {
+		t.node = proxy.Node{Name: t.nodeName}
+	} else if node.Name == t.nodeName {
+		t.node = convertNode(node, t.family)
+	}
+	t.mu.Unlock()
+	t.changed()
+}
+
+// OnServiceCIDRUpdate records one ServiceCIDR (nil = deleted).
+func (t *Tracker) OnServiceCIDRUpdate(name string, sc *networkingv1.ServiceCIDR) {
+	t.mu.Lock()
+	if sc == nil {
+		delete(t.cidrs, name)
+	} else {
+		var ps []netip.Prefix
+		for _, c := range sc.Spec.CIDRs {
+			if p, err := netip.ParsePrefix(c); err == nil && proxy.FamilyOf(p.Addr()) == t.family {
+				ps = append(ps, p.Masked())
+			}
+		}
+		t.cidrs[name] = ps
+	}
+	t.mu.Unlock()
+	t.changed()
+}
+
+// Snapshot returns the current state. Slices inside are shared between
+// snapshots but never mutated: the tracker replaces, never edits, them.
+func (t *Tracker) Snapshot() *proxy.Snapshot {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	s := &proxy.Snapshot{
+		Family:    t.family,
+		Services:  make(map[proxy.ServicePortName]*proxy.ServicePort, len(t.services)),
+		Endpoints: make(map[proxy.ServicePortName][]proxy.Endpoint, len(t.services)),
+		Node:      t.node,
+	}
+	for key, ports := range t.services {
+		for _, sp := range ports {
+			s.Services[sp.Name] = sp
+		}
+		for name, eps := range t.endpoints[key] {
+			s.Endpoints[name] = eps
+		}
+	}
+	for _, ps := range t.cidrs {
+		s.ServiceCIDRs = append(s.ServiceCIDRs, ps...)
+	}
+	return s
+}
+
+// handlers adapts typed callbacks to informer event handlers.
+func handlers[T any](update func(obj T, deleted bool)) cache.ResourceEventHandler {
+	return cache.ResourceEventHandlerFuncs{
+		AddFunc:    func(obj any) { update(obj.(T), false) },
+		UpdateFunc: func(_, obj any) { update(obj.(T), false) },
+		DeleteFunc: func(obj any) {
+			if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+				obj = d.Obj
+			}
+			if o, ok := obj.(T); ok {
+				update(o, true)
+			}
+		},
+	}
+}

@@ -1,0 +1,158 @@
+package tracker
+
+import (
+	"context"
+	"net/netip"
+	"testing"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	discovery "k8s.io/api/discovery/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/kubernetes/fake"
+	"k8s.io/utils/ptr"
+
+	"github.com/svcplane/svcplane/internal/proxy"
+)
+
+func service(name string, mutate func(*v1.Service)) *v1.Service {
+	s := &v1.Service{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: name},
+		Spec: v1.ServiceSpec{
+			Type: v1.ServiceTypeClusterIP, ClusterIP: "10.96.0.10", ClusterIPs: []string{"10.96.0.10", "fd00::10"},
+			Ports: []v1.ServicePort{{Name: "http", Port: 80, Protocol: v1.ProtocolTCP}},
+		},
+	}
+	if mutate != nil {
+		mutate(s)
+	}
+	return s
+}
+
+func slice(name, svc string, addrs ...string) *discovery.EndpointSlice {
+	s := &discovery.EndpointSlice{
+		ObjectMeta:  metav1.ObjectMeta{Namespace: "ns", Name: name, Labels: map[string]string{discovery.LabelServiceName: svc}},
+		AddressType: discovery.AddressTypeIPv4,
+		Ports:       []discovery.EndpointPort{{Name: ptr.To("http"), Port: ptr.To[int32](8080), Protocol: ptr.To(v1.ProtocolTCP)}},
+	}
+	for _, a := range addrs {
+		s.Endpoints = append(s.Endpoints, discovery.Endpoint{Addresses: []string{a}, NodeName: ptr.To("node-b")})
+	}
+	return s
+}
+
+func TestServicePortsConversion(t *testing.T) {
+	svc := service("web", func(s *v1.Service) {
+		s.Spec.Type = v1.ServiceTypeLoadBalancer
+		s.Spec.Ports[0].NodePort = 30080
+		s.Spec.ExternalIPs = []string{"192.0.2.1", "2001:db8::1"}
+		s.Spec.ExternalTrafficPolicy = v1.ServiceExternalTrafficPolicyLocal
+		s.Spec.HealthCheckNodePort = 31000
+		s.Spec.LoadBalancerSourceRanges = []string{"198.51.100.0/24 ", "2001:db8::/32"}
+		s.Spec.SessionAffinity = v1.ServiceAffinityClientIP
+		s.Status.LoadBalancer.Ingress = []v1.LoadBalancerIngress{{IP: "203.0.113.5"},
+			{IP: "203.0.113.6", IPMode: ptr.To(v1.LoadBalancerIPModeProxy)}}
+	})
+	ports := ServicePorts(svc, proxy.IPv4)
+	if len(ports) != 1 {
+		t.Fatalf("got %d ports", len(ports))
+	}
+	p := ports[0]
+	if p.ClusterIP.String() != "10.96.0.10" || p.NodePort != 30080 || p.HealthCheckNodePort != 31000 ||
+		!p.ExternalPolicyLocal || p.InternalPolicyLocal || p.StickyMaxAgeSeconds != 10800 {
+		t.Errorf("bad port: %+v", p)
+	}
+	if len(p.ExternalIPs) != 1 || len(p.LoadBalancerVIPs) != 1 || p.LoadBalancerVIPs[0].String() != "203.0.113.5" ||
+		len(p.LoadBalancerSourceRanges) != 1 {
+		t.Errorf("bad addresses: %v %v %v", p.ExternalIPs, p.LoadBalancerVIPs, p.LoadBalancerSourceRanges)
+	}
+	if v6 := ServicePorts(svc, proxy.IPv6); len(v6) != 1 || v6[0].ClusterIP.String() != "fd00::10" {
+		t.Errorf("v6: %+v", v6)
+	}
+	for _, skip := range []*v1.Service{
+		service("headless", func(s *v1.Service) { s.Spec.ClusterIP, s.Spec.ClusterIPs = v1.ClusterIPNone, nil }),
+		service("ext", func(s *v1.Service) {
+			s.Spec.Type, s.Spec.ClusterIP, s.Spec.ClusterIPs = v1.ServiceTypeExternalName, "", nil
+		}),
+	} {
+		if got := ServicePorts(skip, proxy.IPv4); got != nil {
+			t.Errorf("%s: should not be proxied, got %v", skip.Name, got)
+		}
+	}
+}
+
+func TestSlicesMergeAndDedupe(t *testing.T) {
+	tr := New(proxy.IPv4, "node-a", nil)
+	tr.OnServiceUpdate(key("web"), service("web", nil))
+	a := slice("web-a", "web", "10.0.0.1", "10.0.0.2")
+	b := slice("web-b", "web", "10.0.0.2", "10.0.0.3")
+	b.Endpoints[0].NodeName = ptr.To("node-a") // the duplicate is local here
+	b.Endpoints[1].Conditions = discovery.EndpointConditions{Ready: ptr.To(false), Serving: ptr.To(true), Terminating: ptr.To(true)}
+	tr.OnEndpointSliceUpdate(a, false)
+	tr.OnEndpointSliceUpdate(b, false)
+	name := proxy.ServicePortName{Namespace: "ns", Name: "web", Port: "http", Protocol: proxy.TCP}
+	eps := tr.Snapshot().Endpoints[name]
+	if len(eps) != 3 || !eps[1].IsLocal || eps[2].Ready || !eps[2].Terminating || eps[0].Port != 8080 {
+		t.Fatalf("merged endpoints wrong: %+v", eps)
+	}
+	before := tr.Snapshot()
+	tr.OnEndpointSliceUpdate(b, true)
+	if got := tr.Snapshot().Endpoints[name]; len(got) != 2 {
+		t.Errorf("after deleting slice b: %+v", got)
+	}
+	if len(before.Endpoints[name]) != 3 {
+		t.Errorf("an older snapshot changed: %+v", before.Endpoints[name])
+	}
+	v6 := slice("web-v6", "web", "fd00::1")
+	v6.AddressType = discovery.AddressTypeIPv6
+	tr.OnEndpointSliceUpdate(v6, false)
+	if got := tr.Snapshot().Endpoints[name]; len(got) != 2 {
+		t.Errorf("an IPv6 slice leaked into the IPv4 snapshot: %+v", got)
+	}
+}
+
+func key(name string) (k types.NamespacedName) {
+	k.Namespace, k.Name = "ns", name
+	return k
+}
+
+// TestInformers drives the tracker through client-go informers on a fake
+// clientset, as it runs against any API server.
+func TestInformers(t *testing.T) {
+	node := &v1.Node{ObjectMeta: metav1.ObjectMeta{Name: "node-a", Labels: map[string]string{proxy.LabelTopologyZone: "z1"}},
+		Status: v1.NodeStatus{Addresses: []v1.NodeAddress{{Type: v1.NodeInternalIP, Address: "192.168.10.2"}}}}
+	other := &v1.Node{ObjectMeta: metav1.ObjectMeta{Name: "node-b"}}
+	owned := service("owned", func(s *v1.Service) { s.Labels = map[string]string{"service.kubernetes.io/service-proxy-name": "x"} })
+	cidr := &networkingv1.ServiceCIDR{ObjectMeta: metav1.ObjectMeta{Name: "kubernetes"},
+		Spec: networkingv1.ServiceCIDRSpec{CIDRs: []string{"10.96.0.0/16", "fd00::/108"}}}
+	client := fake.NewClientset(node, other, service("web", nil), owned, slice("web-a", "web", "10.0.0.1"), cidr)
+
+	changes := make(chan struct{}, 100)
+	tr := New(proxy.IPv4, "node-a", func() { changes <- struct{}{} })
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	if err := tr.Start(ctx, client, Options{WatchServiceCIDRs: true}); err != nil {
+		t.Fatal(err)
+	}
+	s := tr.Snapshot()
+	if len(s.Services) != 1 || s.Node.Zone() != "z1" || len(s.Node.IPs) != 1 ||
+		len(s.ServiceCIDRs) != 1 || s.ServiceCIDRs[0] != netip.MustParsePrefix("10.96.0.0/16") {
+		t.Fatalf("initial snapshot: services=%v node=%+v cidrs=%v", s.Services, s.Node, s.ServiceCIDRs)
+	}
+	for len(changes) > 0 {
+		<-changes
+	}
+	if err := client.CoreV1().Services("ns").Delete(ctx, "web", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-changes:
+	case <-time.After(10 * time.Second):
+		t.Fatal("no change notification after deleting a Service")
+	}
+	if s := tr.Snapshot(); len(s.Services) != 0 || len(s.Endpoints) != 0 {
+		t.Errorf("after delete: %v %v", s.Services, s.Endpoints)
+	}
+}
