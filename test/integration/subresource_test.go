@@ -8,6 +8,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/svcplane/svcplane/test/integration/framework"
 )
 
 func deployment(name string) *appsv1.Deployment {
@@ -25,7 +27,16 @@ func deployment(name string) *appsv1.Deployment {
 }
 
 func TestDeploymentDefaultsGenerationStatusAndScale(t *testing.T) {
-	c := server.Client
+	// A server without the workload controllers: this test writes status
+	// itself and checks exactly what the API server does with it.
+	s, err := framework.StartWith("", func(o *framework.Options) {
+		o.Controllers = []string{"*", "-deployment", "-replicaset"}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Stop()
+	c := s.Client
 	ns := newNamespace(t, c)
 	ds := c.AppsV1().Deployments(ns)
 	d := must(ds.Create(ctx, deployment("web"), metav1.CreateOptions{}))
@@ -74,7 +85,7 @@ func TestDeploymentDefaultsGenerationStatusAndScale(t *testing.T) {
 	}
 	bad := deployment("bad")
 	bad.Spec.Template.Labels = map[string]string{"app": "other"}
-	_, err := ds.Create(ctx, bad, metav1.CreateOptions{})
+	_, err = ds.Create(ctx, bad, metav1.CreateOptions{})
 	if !apierrors.IsInvalid(err) || !strings.Contains(err.Error(), "spec.template.metadata.labels: Invalid value: {\"app\":\"other\"}: `selector` does not match template `labels`") {
 		t.Fatalf("selector mismatch: %v", err)
 	}
