@@ -71,6 +71,7 @@ func startBenchServer(self string, extra ...string) (*benchServer, error) {
 	}
 	args := append([]string{"server", "--data-dir", dir, "--secure-port", "0", "--bind-address", "127.0.0.1"}, extra...)
 	b := &benchServer{proc: exec.Command(self, args...), dir: dir}
+	dieWithParent(b.proc)
 	stdout, err := b.proc.StdoutPipe()
 	if err != nil {
 		return nil, err
