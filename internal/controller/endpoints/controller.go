@@ -18,6 +18,7 @@ import (
 	"k8s.io/client-go/util/workqueue"
 	esreconciler "k8s.io/endpointslice"
 
+	"github.com/svcplane/svcplane/internal/controller/podservices"
 	"github.com/svcplane/svcplane/internal/controller/worker"
 )
 
@@ -51,18 +52,8 @@ func New(client kubernetes.Interface, services coreinformers.ServiceInformer, po
 		AddFunc: enqueue, UpdateFunc: func(_, obj interface{}) { enqueue(obj) }, DeleteFunc: enqueue,
 	})
 	podChanged := func(obj interface{}) {
-		if t, ok := obj.(cache.DeletedFinalStateUnknown); ok {
-			obj = t.Obj
-		}
-		pod, ok := obj.(*corev1.Pod)
-		if !ok {
-			return
-		}
-		svcs, _ := c.services.Services(pod.Namespace).List(labels.Everything())
-		for _, s := range svcs {
-			if s.Spec.Selector != nil && labels.SelectorFromValidatedSet(s.Spec.Selector).Matches(labels.Set(pod.Labels)) {
-				c.queue.Add(pod.Namespace + "/" + s.Name)
-			}
+		for _, key := range podservices.Keys(c.services, obj) {
+			c.queue.Add(key)
 		}
 	}
 	_, _ = pods.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{

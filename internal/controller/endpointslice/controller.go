@@ -25,6 +25,7 @@ import (
 	esutil "k8s.io/endpointslice/util"
 	"k8s.io/klog/v2"
 
+	"github.com/svcplane/svcplane/internal/controller/podservices"
 	"github.com/svcplane/svcplane/internal/controller/worker"
 )
 
@@ -92,21 +93,8 @@ func (c *Controller) enqueue(obj interface{}) {
 // or after the change.
 func (c *Controller) podChanged(oldObj, obj interface{}) {
 	for _, o := range []interface{}{oldObj, obj} {
-		if t, ok := o.(cache.DeletedFinalStateUnknown); ok {
-			o = t.Obj
-		}
-		pod, ok := o.(*corev1.Pod)
-		if !ok {
-			continue
-		}
-		svcs, err := c.services.Services(pod.Namespace).List(labels.Everything())
-		if err != nil {
-			continue
-		}
-		for _, svc := range svcs {
-			if svc.Spec.Selector != nil && labels.SelectorFromValidatedSet(svc.Spec.Selector).Matches(labels.Set(pod.Labels)) {
-				c.queue.Add(pod.Namespace + "/" + svc.Name)
-			}
+		for _, key := range podservices.Keys(c.services, o) {
+			c.queue.Add(key)
 		}
 	}
 }
