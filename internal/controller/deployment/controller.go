@@ -82,13 +82,8 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 		return err
 	}
 	newRS, old := splitNewOld(d, owned)
-	if d.Spec.Paused {
-		if newRS != nil {
-			if err := c.scale(ctx, newRS, replicas(d), d); err != nil {
-				return err
-			}
-		}
-		return c.updateStatus(ctx, d, newRS, old)
+	if d.Spec.Paused || scalingEvent(d, newRS, old) {
+		return c.syncResize(ctx, d, newRS, old, owned)
 	}
 	if newRS == nil {
 		if newRS, err = c.createNewRS(ctx, d, owned); err != nil {
@@ -107,6 +102,25 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 	}
 	if err := c.cleanup(ctx, d, old); err != nil {
 		return err
+	}
+	return c.updateStatus(ctx, d, newRS, old)
+}
+
+// syncResize handles a paused Deployment or a change of replicas: the
+// ReplicaSets are resized (proportionally mid-rollout) without rolling on.
+func (c *Controller) syncResize(ctx context.Context, d *appsv1.Deployment, newRS *appsv1.ReplicaSet, old, owned []*appsv1.ReplicaSet) error {
+	if newRS != nil {
+		if err := c.stampRevision(ctx, d, newRS, owned); err != nil {
+			return err
+		}
+	}
+	if err := c.resize(ctx, d, newRS, old); err != nil {
+		return err
+	}
+	if d.Spec.Paused {
+		if err := c.cleanup(ctx, d, old); err != nil {
+			return err
+		}
 	}
 	return c.updateStatus(ctx, d, newRS, old)
 }
