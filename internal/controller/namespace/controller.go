@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -18,6 +19,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/util/workqueue"
 	"k8s.io/klog/v2"
+	"k8s.io/utils/clock"
 
 	"github.com/svcplane/svcplane/internal/controller/worker"
 )
@@ -34,13 +36,14 @@ type Controller struct {
 	lister    corelisters.NamespaceLister
 	synced    cache.InformerSynced
 	queue     workqueue.TypedRateLimitingInterface[string]
+	clock     clock.Clock
 }
 
 // New returns a controller.
 func New(client kubernetes.Interface, dyn dynamic.Interface, disco discovery.DiscoveryInterface, namespaces coreinformers.NamespaceInformer) *Controller {
 	c := &Controller{client: client, dynamic: dyn, discovery: disco,
 		lister: namespaces.Lister(), synced: namespaces.Informer().HasSynced,
-		queue: worker.NewQueue[string]("namespace"),
+		queue: worker.NewQueue[string]("namespace"), clock: clock.RealClock{},
 	}
 	enqueue := func(obj interface{}) {
 		if ns, ok := obj.(*corev1.Namespace); ok && ns.DeletionTimestamp != nil {
@@ -53,8 +56,13 @@ func New(client kubernetes.Interface, dyn dynamic.Interface, disco discovery.Dis
 	return c
 }
 
-// sync deletes the content of a terminating namespace and finalizes it once
-// empty; it returns how many objects are still there.
+// podsResource goes first: deleting pods before their controllers keeps
+// those controllers from replacing them while the namespace empties.
+var podsResource = schema.GroupVersionResource{Version: "v1", Resource: "pods"}
+
+// sync deletes the content of a terminating namespace (pods first), keeps
+// the deletion conditions in its status and finalizes it once empty; it
+// returns how many objects are still there.
 func (c *Controller) sync(ctx context.Context, name string) (int, error) {
 	ns, err := c.lister.Get(name)
 	if apierrors.IsNotFound(err) {
@@ -66,20 +74,26 @@ func (c *Controller) sync(ctx context.Context, name string) (int, error) {
 	if ns.DeletionTimestamp == nil || !slices.Contains(ns.Spec.Finalizers, corev1.FinalizerKubernetes) {
 		return 0, nil
 	}
-	resources, err := c.deletableResources()
-	if err != nil {
+	rep := newReport()
+	resources := c.deletableResources(rep)
+	if slices.Contains(resources, podsResource) {
+		c.deleteAll(ctx, podsResource, name, rep)
+	}
+	if rep.remaining[podsResource] == 0 {
+		for _, gvr := range resources {
+			if gvr != podsResource {
+				c.deleteAll(ctx, gvr, name, rep)
+			}
+		}
+	}
+	if err := c.writeConditions(ctx, ns, rep); err != nil {
 		return 0, err
 	}
-	remaining := 0
-	for _, gvr := range resources {
-		n, err := c.deleteAll(ctx, gvr, name)
-		if err != nil {
-			return 0, fmt.Errorf("%s: %w", gvr, err)
+	if !rep.clean() {
+		if rep.total() > 0 {
+			return rep.total(), nil
 		}
-		remaining += n
-	}
-	if remaining > 0 {
-		return remaining, nil
+		return 0, fmt.Errorf("namespace %s: %s", name, conditionSummary(rep))
 	}
 	ns = ns.DeepCopy()
 	ns.Spec.Finalizers = slices.DeleteFunc(ns.Spec.Finalizers, func(f corev1.FinalizerName) bool { return f == corev1.FinalizerKubernetes })
@@ -90,17 +104,38 @@ func (c *Controller) sync(ctx context.Context, name string) (int, error) {
 	return 0, err
 }
 
+func conditionSummary(rep *report) string {
+	var msgs []string
+	for _, cond := range rep.conditions() {
+		msgs = append(msgs, cond.Message)
+	}
+	return strings.Join(msgs, "; ")
+}
+
+// writeConditions records the pass's findings in the namespace's status.
+func (c *Controller) writeConditions(ctx context.Context, ns *corev1.Namespace, rep *report) error {
+	ns = ns.DeepCopy()
+	if !applyConditions(&ns.Status, rep.conditions(), metav1.NewTime(c.clock.Now())) {
+		return nil
+	}
+	_, err := c.client.CoreV1().Namespaces().UpdateStatus(ctx, ns, metav1.UpdateOptions{})
+	if apierrors.IsNotFound(err) || apierrors.IsConflict(err) {
+		return nil // gone, or a newer copy will be looked at
+	}
+	return err
+}
+
 // deletableResources lists every namespaced resource the server can list
 // and delete (discovery is asked afresh: served resources may change).
-func (c *Controller) deletableResources() ([]schema.GroupVersionResource, error) {
+// A partial discovery failure is reported and the rest still used.
+func (c *Controller) deletableResources(rep *report) []schema.GroupVersionResource {
 	lists, err := c.discovery.ServerPreferredNamespacedResources()
-	if err != nil && len(lists) == 0 {
-		return nil, err
-	}
+	rep.discoveryErr = err
 	var out []schema.GroupVersionResource
 	for _, l := range lists {
 		gv, err := schema.ParseGroupVersion(l.GroupVersion)
 		if err != nil {
+			rep.parseErrs = append(rep.parseErrs, err)
 			continue
 		}
 		for _, r := range l.APIResources {
@@ -109,19 +144,23 @@ func (c *Controller) deletableResources() ([]schema.GroupVersionResource, error)
 			}
 		}
 	}
-	return out, nil
+	return out
 }
 
-// deleteAll deletes every object of gvr in ns and returns how many are
-// still there (graceful deletions in progress, finalizers).
-func (c *Controller) deleteAll(ctx context.Context, gvr schema.GroupVersionResource, ns string) (int, error) {
+// deleteAll deletes every object of gvr in ns and records how many are
+// still there (graceful deletions in progress, finalizers) and failures.
+func (c *Controller) deleteAll(ctx context.Context, gvr schema.GroupVersionResource, ns string, rep *report) {
 	api := c.dynamic.Resource(gvr).Namespace(ns)
 	list, err := api.List(ctx, metav1.ListOptions{})
 	if apierrors.IsNotFound(err) || apierrors.IsMethodNotSupported(err) {
-		return 0, nil
+		return
 	}
 	if err != nil {
-		return 0, err
+		rep.deleteErrs = append(rep.deleteErrs, fmt.Errorf("failed to list %s: %w", gvr, err))
+		return
+	}
+	if len(list.Items) == 0 {
+		return
 	}
 	background := metav1.DeletePropagationBackground
 	for _, item := range list.Items {
@@ -130,17 +169,21 @@ func (c *Controller) deleteAll(ctx context.Context, gvr schema.GroupVersionResou
 		}
 		err := api.Delete(ctx, item.GetName(), metav1.DeleteOptions{PropagationPolicy: &background})
 		if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
-			return 0, err
+			rep.deleteErrs = append(rep.deleteErrs, fmt.Errorf("failed to delete %s %s: %w", gvr, item.GetName(), err))
+			return
 		}
-	}
-	if len(list.Items) == 0 {
-		return 0, nil
 	}
 	after, err := api.List(ctx, metav1.ListOptions{})
 	if err != nil {
-		return 0, err
+		rep.deleteErrs = append(rep.deleteErrs, fmt.Errorf("failed to list %s: %w", gvr, err))
+		return
 	}
-	return len(after.Items), nil
+	rep.remaining[gvr] += len(after.Items)
+	for _, item := range after.Items {
+		for _, f := range item.GetFinalizers() {
+			rep.finalizers[f]++
+		}
+	}
 }
 
 // Run processes the queue with workers until ctx ends.
