@@ -63,7 +63,9 @@ func New(client kubernetes.Interface, services coreinformers.ServiceInformer, po
 		topology: topologycache.NewTopologyCache(),
 		queue:    worker.NewQueue[string]("endpoint_slice"),
 	}
-	c.reconciler = esreconciler.NewReconciler(client, c.nodes, MaxEndpointsPerSlice, c.tracker, c.topology, recorder, ControllerName)
+	// PreferSameZone and PreferSameNode are GA in the 1.36 API we serve.
+	c.reconciler = esreconciler.NewReconciler(client, c.nodes, MaxEndpointsPerSlice, c.tracker, c.topology, recorder, ControllerName,
+		esreconciler.WithPreferSameTrafficDistributionEnabled(true))
 	_, _ = services.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc: c.enqueue, UpdateFunc: func(_, obj interface{}) { c.enqueue(obj) }, DeleteFunc: c.enqueue,
 	})
