@@ -253,7 +253,13 @@ func (c *Collector) foreground(ctx context.Context, n *node) (bool, error) {
 			}
 		}
 		if !d.deleting {
-			if err := c.delete(ctx, d, metav1.DeletePropagationForeground); err != nil {
+			// Upstream: a dependent with dependents of its own is deleted
+			// in the foreground too, a leaf in the background.
+			policy := metav1.DeletePropagationBackground
+			if len(c.graph.dependentsOf(d.uid)) > 0 {
+				policy = metav1.DeletePropagationForeground
+			}
+			if err := c.delete(ctx, d, policy); err != nil {
 				return false, err
 			}
 		}

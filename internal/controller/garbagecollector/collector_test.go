@@ -1,0 +1,204 @@
+package garbagecollector
+
+import (
+	"context"
+	"encoding/json"
+	"sort"
+	"strings"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	metadatafake "k8s.io/client-go/metadata/fake"
+	clienttesting "k8s.io/client-go/testing"
+	"k8s.io/utils/ptr"
+)
+
+var (
+	rsGVR  = schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "replicasets"}
+	podGVR = schema.GroupVersionResource{Version: "v1", Resource: "pods"}
+)
+
+// object is the metadata of one stored object.
+func object(gvr schema.GroupVersionResource, kind, name string, owners ...metav1.OwnerReference) *metav1.PartialObjectMetadata {
+	return &metav1.PartialObjectMetadata{
+		TypeMeta:   metav1.TypeMeta{APIVersion: gvr.GroupVersion().String(), Kind: kind},
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "ns", UID: types.UID(name + "-uid"), OwnerReferences: owners}}
+}
+
+func ownedBy(name string, block bool) metav1.OwnerReference {
+	return metav1.OwnerReference{APIVersion: "apps/v1", Kind: "ReplicaSet", Name: name, UID: types.UID(name + "-uid"),
+		Controller: ptr.To(true), BlockOwnerDeletion: ptr.To(block)}
+}
+
+// newCollector returns a collector over a fake metadata client holding
+// stored; the graph holds inGraph (what the informers have seen).
+func newCollector(stored []*metav1.PartialObjectMetadata, inGraph ...*metav1.PartialObjectMetadata) (*Collector, *metadatafake.FakeMetadataClient) {
+	scheme := metadatafake.NewTestScheme()
+	_ = metav1.AddMetaToScheme(scheme)
+	objs := make([]runtime.Object, len(stored))
+	for i, o := range stored {
+		objs[i] = o
+	}
+	client := metadatafake.NewSimpleMetadataClient(scheme, objs...)
+	mapper := meta.NewDefaultRESTMapper(nil)
+	mapper.Add(schema.GroupVersionKind{Group: "apps", Version: "v1", Kind: "ReplicaSet"}, meta.RESTScopeNamespace)
+	mapper.Add(schema.GroupVersionKind{Version: "v1", Kind: "Pod"}, meta.RESTScopeNamespace)
+	c := New(client, nil)
+	c.mapper = mapper
+	for _, o := range inGraph {
+		gvr := podGVR
+		if o.Kind == "ReplicaSet" {
+			gvr = rsGVR
+		}
+		c.observe(gvr, o)
+	}
+	return c, client
+}
+
+// writes renders the client's writes as "verb resource name detail".
+func writes(client *metadatafake.FakeMetadataClient) []string {
+	var out []string
+	for _, a := range client.Actions() {
+		switch a := a.(type) {
+		case clienttesting.DeleteAction:
+			opts := a.GetDeleteOptions()
+			out = append(out, "delete "+a.GetResource().Resource+" "+a.GetName()+" "+string(*opts.PropagationPolicy)+" uid="+string(*opts.Preconditions.UID))
+		case clienttesting.PatchAction:
+			var p struct {
+				Metadata struct {
+					Owners     *[]metav1.OwnerReference `json:"ownerReferences"`
+					Finalizers *[]string                `json:"finalizers"`
+				} `json:"metadata"`
+			}
+			_ = json.Unmarshal(a.GetPatch(), &p)
+			detail := ""
+			if p.Metadata.Owners != nil {
+				var names []string
+				for _, o := range *p.Metadata.Owners {
+					names = append(names, o.Name)
+				}
+				detail = "owners=[" + strings.Join(names, ",") + "]"
+			}
+			if p.Metadata.Finalizers != nil {
+				detail = "finalizers=[" + strings.Join(*p.Metadata.Finalizers, ",") + "]"
+			}
+			out = append(out, "patch "+a.GetResource().Resource+" "+a.GetName()+" "+detail)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+func expectWrites(t *testing.T, client *metadatafake.FakeMetadataClient, want ...string) {
+	t.Helper()
+	sort.Strings(want)
+	if got := writes(client); strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("writes:\n  %s\nwant:\n  %s", strings.Join(got, "\n  "), strings.Join(want, "\n  "))
+	}
+}
+
+func process(t *testing.T, c *Collector, uid types.UID) bool {
+	t.Helper()
+	retry, err := c.process(context.Background(), uid)
+	if err != nil {
+		t.Fatalf("process %s: %v", uid, err)
+	}
+	return retry
+}
+
+func TestDependentOfAGoneOwnerIsDeletedInTheBackground(t *testing.T) {
+	pod := object(podGVR, "Pod", "p", ownedBy("rs", true))
+	c, client := newCollector([]*metav1.PartialObjectMetadata{pod}, pod)
+	process(t, c, pod.UID)
+	expectWrites(t, client, "delete pods p Background uid=p-uid")
+}
+
+// TestOwnerWithTheSameNameButAnotherUIDIsGone: an owner re-created under
+// the same name is not the owner.
+func TestOwnerWithTheSameNameButAnotherUIDIsGone(t *testing.T) {
+	pod := object(podGVR, "Pod", "p", ownedBy("rs", true))
+	impostor := object(rsGVR, "ReplicaSet", "rs")
+	impostor.UID = "other-uid"
+	c, client := newCollector([]*metav1.PartialObjectMetadata{pod, impostor}, pod)
+	process(t, c, pod.UID)
+	expectWrites(t, client, "delete pods p Background uid=p-uid")
+}
+
+func TestLivingOwnerKeepsItsDependent(t *testing.T) {
+	rs := object(rsGVR, "ReplicaSet", "rs")
+	pod := object(podGVR, "Pod", "p", ownedBy("rs", true))
+	// The graph has not seen the owner yet: the server is asked.
+	c, client := newCollector([]*metav1.PartialObjectMetadata{rs, pod}, pod)
+	process(t, c, pod.UID)
+	expectWrites(t, client)
+}
+
+func TestOnlyTheGoneOwnerIsDropped(t *testing.T) {
+	rs := object(rsGVR, "ReplicaSet", "rs")
+	pod := object(podGVR, "Pod", "p", ownedBy("rs", true), ownedBy("gone", false))
+	c, client := newCollector([]*metav1.PartialObjectMetadata{rs, pod}, rs, pod)
+	process(t, c, pod.UID)
+	expectWrites(t, client, "patch pods p owners=[rs]")
+}
+
+func TestUnknownOwnerKindIsLeftAlone(t *testing.T) {
+	pod := object(podGVR, "Pod", "p", metav1.OwnerReference{APIVersion: "example.com/v1", Kind: "Widget", Name: "w", UID: "w-uid"})
+	c, client := newCollector([]*metav1.PartialObjectMetadata{pod}, pod)
+	process(t, c, pod.UID)
+	expectWrites(t, client)
+}
+
+func TestOrphanStripsTheOwnerThenItsFinalizer(t *testing.T) {
+	rs := object(rsGVR, "ReplicaSet", "rs")
+	rs.DeletionTimestamp, rs.Finalizers = &metav1.Time{}, []string{metav1.FinalizerOrphanDependents, "example.com/other"}
+	pods := []*metav1.PartialObjectMetadata{object(podGVR, "Pod", "a", ownedBy("rs", true)), object(podGVR, "Pod", "b", ownedBy("rs", true))}
+	c, client := newCollector([]*metav1.PartialObjectMetadata{rs, pods[0], pods[1]}, rs, pods[0], pods[1])
+	process(t, c, rs.UID)
+	expectWrites(t, client, "patch pods a owners=[]", "patch pods b owners=[]", "patch replicasets rs finalizers=[example.com/other]")
+}
+
+func TestForegroundWaitsForBlockingDependents(t *testing.T) {
+	rs := object(rsGVR, "ReplicaSet", "rs")
+	rs.DeletionTimestamp, rs.Finalizers = &metav1.Time{}, []string{metav1.FinalizerDeleteDependents}
+	blocking := object(podGVR, "Pod", "blocking", ownedBy("rs", true))
+	c, client := newCollector([]*metav1.PartialObjectMetadata{rs, blocking}, rs, blocking)
+	if !process(t, c, rs.UID) {
+		t.Fatal("a blocking dependent must hold the owner back")
+	}
+	expectWrites(t, client, "delete pods blocking Background uid=blocking-uid")
+
+	// Once the dependent is gone from the graph, the finalizer goes.
+	client.ClearActions()
+	c.forget(blocking)
+	if process(t, c, rs.UID) {
+		t.Fatal("nothing blocks any more")
+	}
+	expectWrites(t, client, "patch replicasets rs finalizers=[]")
+}
+
+func TestForegroundDoesNotWaitForNonBlockingDependents(t *testing.T) {
+	rs := object(rsGVR, "ReplicaSet", "rs")
+	rs.DeletionTimestamp, rs.Finalizers = &metav1.Time{}, []string{metav1.FinalizerDeleteDependents}
+	loose := object(podGVR, "Pod", "loose", ownedBy("rs", false))
+	c, client := newCollector([]*metav1.PartialObjectMetadata{rs, loose}, rs, loose)
+	if process(t, c, rs.UID) {
+		t.Fatal("a dependent without blockOwnerDeletion must not block")
+	}
+	expectWrites(t, client, "delete pods loose Background uid=loose-uid", "patch replicasets rs finalizers=[]")
+}
+
+func TestForegroundPropagatesToDependentsWithDependents(t *testing.T) {
+	deploy := object(rsGVR, "ReplicaSet", "top")
+	deploy.DeletionTimestamp, deploy.Finalizers = &metav1.Time{}, []string{metav1.FinalizerDeleteDependents}
+	mid := object(rsGVR, "ReplicaSet", "mid", ownedBy("top", true))
+	leaf := object(podGVR, "Pod", "leaf", ownedBy("mid", true))
+	c, client := newCollector([]*metav1.PartialObjectMetadata{deploy, mid, leaf}, deploy, mid, leaf)
+	if !process(t, c, deploy.UID) {
+		t.Fatal("mid blocks top")
+	}
+	expectWrites(t, client, "delete replicasets mid Foreground uid=mid-uid")
+}
