@@ -2,6 +2,7 @@ package mirroring
 
 import (
 	"context"
+	"fmt"
 	"net"
 	"reflect"
 	"sort"
@@ -74,13 +75,43 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 	if sameContent(existing, want) {
 		return nil
 	}
-	for _, s := range existing {
-		if err := c.client.DiscoveryV1().EndpointSlices(ns).Delete(ctx, s.Name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+	return c.apply(ctx, ns, existing, want)
+}
+
+// apply turns the existing slices into want: pairs keep their names and
+// are updated in place (proxies see a change, not a delete and an add),
+// surplus slices are deleted and missing ones created.
+func (c *Controller) apply(ctx context.Context, ns string, existing, want []*discoveryv1.EndpointSlice) error {
+	api := c.client.DiscoveryV1().EndpointSlices(ns)
+	existing, want = sortedByType(existing), sortedByType(want)
+	for i, s := range want {
+		if i >= len(existing) {
+			if _, err := api.Create(ctx, s, metav1.CreateOptions{}); err != nil {
+				return err
+			}
+			continue
+		}
+		if sameSlice(existing[i], s) {
+			continue
+		}
+		upd := existing[i].DeepCopy()
+		upd.Labels, upd.OwnerReferences = s.Labels, s.OwnerReferences
+		upd.AddressType, upd.Ports, upd.Endpoints = s.AddressType, s.Ports, s.Endpoints
+		if upd.AddressType != existing[i].AddressType { // immutable: replace
+			if err := api.Delete(ctx, existing[i].Name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+				return err
+			}
+			if _, err := api.Create(ctx, s, metav1.CreateOptions{}); err != nil {
+				return err
+			}
+			continue
+		}
+		if _, err := api.Update(ctx, upd, metav1.UpdateOptions{}); err != nil {
 			return err
 		}
 	}
-	for _, s := range want {
-		if _, err := c.client.DiscoveryV1().EndpointSlices(ns).Create(ctx, s, metav1.CreateOptions{}); err != nil {
+	for _, s := range existing[min(len(want), len(existing)):] {
+		if err := api.Delete(ctx, s.Name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
 			return err
 		}
 	}
@@ -146,17 +177,36 @@ func nonEmpty(s string) *string {
 	return &s
 }
 
+// sortedByType returns a copy of slices in a stable order: address type,
+// then first port and first address.
+func sortedByType(slices []*discoveryv1.EndpointSlice) []*discoveryv1.EndpointSlice {
+	out := append([]*discoveryv1.EndpointSlice(nil), slices...)
+	key := func(s *discoveryv1.EndpointSlice) string {
+		k := string(s.AddressType)
+		if len(s.Ports) > 0 && s.Ports[0].Port != nil {
+			k += fmt.Sprintf("/%05d", *s.Ports[0].Port)
+		}
+		if len(s.Endpoints) > 0 && len(s.Endpoints[0].Addresses) > 0 {
+			k += "/" + s.Endpoints[0].Addresses[0]
+		}
+		return k
+	}
+	sort.SliceStable(out, func(i, j int) bool { return key(out[i]) < key(out[j]) })
+	return out
+}
+
+func sameSlice(a, b *discoveryv1.EndpointSlice) bool {
+	return a.AddressType == b.AddressType && reflect.DeepEqual(a.Ports, b.Ports) && reflect.DeepEqual(a.Endpoints, b.Endpoints)
+}
+
 // sameContent compares slices by address type, ports and endpoints.
 func sameContent(have, want []*discoveryv1.EndpointSlice) bool {
 	if len(have) != len(want) {
 		return false
 	}
-	key := func(s *discoveryv1.EndpointSlice) string { return string(s.AddressType) }
-	h, w := append([]*discoveryv1.EndpointSlice(nil), have...), append([]*discoveryv1.EndpointSlice(nil), want...)
-	sort.Slice(h, func(i, j int) bool { return key(h[i]) < key(h[j]) })
-	sort.Slice(w, func(i, j int) bool { return key(w[i]) < key(w[j]) })
+	h, w := sortedByType(have), sortedByType(want)
 	for i := range h {
-		if h[i].AddressType != w[i].AddressType || !reflect.DeepEqual(h[i].Ports, w[i].Ports) || !reflect.DeepEqual(h[i].Endpoints, w[i].Endpoints) {
+		if !sameSlice(h[i], w[i]) {
 			return false
 		}
 	}
