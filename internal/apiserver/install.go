@@ -70,9 +70,6 @@ func storageFor(def *resource.Definition, scheme *runtime.Scheme, optsGetter gen
 		return nil, err
 	}
 	out := map[string]rest.Storage{def.Resource: main}
-	if def.Status != nil {
-		out[def.Resource+"/status"] = resource.NewStatusREST(main)
-	}
 	switch def.GroupResource().String() {
 	case "namespaces":
 		ns := namespace.NewREST(main)
@@ -84,6 +81,12 @@ func storageFor(def *resource.Definition, scheme *runtime.Scheme, optsGetter gen
 		out["deployments/scale"] = resource.NewScaleREST(main, deployment.Scale)
 	case "replicasets.apps":
 		out["replicasets/scale"] = resource.NewScaleREST(main, replicaset.Scale)
+	}
+	// After the per-resource wrappers: /status copies the main store with
+	// the hooks they set (a status write to a Terminating namespace must
+	// not delete it while spec.finalizers remain).
+	if def.Status != nil {
+		out[def.Resource+"/status"] = resource.NewStatusREST(main)
 	}
 	return out, nil
 }

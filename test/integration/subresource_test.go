@@ -120,8 +120,16 @@ func TestNamespaceLifecycle(t *testing.T) {
 	if !apierrors.IsForbidden(err) || !strings.Contains(err.Error(), "because it is being terminated") {
 		t.Fatalf("create in terminating namespace: %v", err)
 	}
+	// A status write to the Terminating namespace keeps it (spec.finalizers
+	// still hold "kubernetes"), as upstream.
+	got.Status.Conditions = append(got.Status.Conditions, corev1.NamespaceCondition{Type: "Example", Status: corev1.ConditionTrue})
+	_, err = c.CoreV1().Namespaces().UpdateStatus(ctx, got, metav1.UpdateOptions{})
+	if err != nil && !apierrors.IsConflict(err) {
+		t.Fatalf("status update of a terminating namespace: %v", err)
+	}
+	must(c.CoreV1().Namespaces().Get(ctx, ns, metav1.GetOptions{}))
 	// The namespace controller deletes the content (the Service gives its
-	// IP back) and waits for the held object.
+	// IP back), waits for the held object and says so in the conditions.
 	eventually(t, "the namespace content to be deleted", func() bool {
 		_, errS := c.CoreV1().Services(ns).Get(ctx, "s", metav1.GetOptions{})
 		_, errP := c.CoreV1().Pods(ns).Get(ctx, "p", metav1.GetOptions{})
@@ -131,7 +139,20 @@ func TestNamespaceLifecycle(t *testing.T) {
 	if _, err := c.NetworkingV1().IPAddresses().Get(ctx, svc.Spec.ClusterIP, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
 		t.Fatalf("IP of a Service deleted with its namespace not released: %v", err)
 	}
-	must(c.CoreV1().Namespaces().Get(ctx, ns, metav1.GetOptions{}))
+	eventually(t, "the ContentRemaining and FinalizersRemaining conditions", func() bool {
+		got := must(c.CoreV1().Namespaces().Get(ctx, ns, metav1.GetOptions{}))
+		var remaining, fins string
+		for _, cond := range got.Status.Conditions {
+			switch cond.Type {
+			case corev1.NamespaceContentRemaining:
+				remaining = cond.Message
+			case corev1.NamespaceFinalizersRemaining:
+				fins = cond.Message
+			}
+		}
+		return remaining == "Some resources are remaining: configmaps. has 1 resource instances" &&
+			fins == "Some finalizers are remaining: svcplane.io/hold in 1 resource instances"
+	})
 	held := must(c.CoreV1().ConfigMaps(ns).Get(ctx, "held", metav1.GetOptions{}))
 	held.Finalizers = nil
 	must(c.CoreV1().ConfigMaps(ns).Update(ctx, held, metav1.UpdateOptions{}))

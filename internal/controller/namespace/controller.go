@@ -86,7 +86,8 @@ func (c *Controller) sync(ctx context.Context, name string) (int, error) {
 			}
 		}
 	}
-	if err := c.writeConditions(ctx, ns, rep); err != nil {
+	ns, err = c.writeConditions(ctx, ns, rep)
+	if err != nil || ns == nil {
 		return 0, err
 	}
 	if !rep.clean() {
@@ -112,17 +113,18 @@ func conditionSummary(rep *report) string {
 	return strings.Join(msgs, "; ")
 }
 
-// writeConditions records the pass's findings in the namespace's status.
-func (c *Controller) writeConditions(ctx context.Context, ns *corev1.Namespace, rep *report) error {
+// writeConditions records the pass's findings in the namespace's status
+// and returns the namespace as written (or as it was when nothing changed).
+func (c *Controller) writeConditions(ctx context.Context, ns *corev1.Namespace, rep *report) (*corev1.Namespace, error) {
 	ns = ns.DeepCopy()
 	if !applyConditions(&ns.Status, rep.conditions(), metav1.NewTime(c.clock.Now())) {
-		return nil
+		return ns, nil
 	}
-	_, err := c.client.CoreV1().Namespaces().UpdateStatus(ctx, ns, metav1.UpdateOptions{})
+	updated, err := c.client.CoreV1().Namespaces().UpdateStatus(ctx, ns, metav1.UpdateOptions{})
 	if apierrors.IsNotFound(err) || apierrors.IsConflict(err) {
-		return nil // gone, or a newer copy will be looked at
+		return nil, nil // gone, or a newer copy will be looked at
 	}
-	return err
+	return updated, err
 }
 
 // deletableResources lists every namespaced resource the server can list
