@@ -44,8 +44,12 @@ func TestTopologyHints(t *testing.T) {
 	}
 	auto := func(s *corev1.Service) { s.Annotations = map[string]string{corev1.AnnotationTopologyMode: "Auto"} }
 	service("auto", "web", auto)
-	service("close", "web", func(s *corev1.Service) { s.Spec.TrafficDistribution = ptr.To(corev1.ServiceTrafficDistributionPreferClose) })
-	service("samenode", "web", func(s *corev1.Service) { s.Spec.TrafficDistribution = ptr.To(corev1.ServiceTrafficDistributionPreferSameNode) })
+	service("close", "web", func(s *corev1.Service) {
+		s.Spec.TrafficDistribution = ptr.To(corev1.ServiceTrafficDistributionPreferClose)
+	})
+	service("samenode", "web", func(s *corev1.Service) {
+		s.Spec.TrafficDistribution = ptr.To(corev1.ServiceTrafficDistributionPreferSameNode)
+	})
 	service("solo", "solo", auto)
 
 	endpoints := func(svc string, n int) []discoveryv1.Endpoint {

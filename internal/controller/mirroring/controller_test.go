@@ -43,7 +43,9 @@ func newFixture(objs ...runtime.Object) *fixture {
 // informers would show after the controller's own writes).
 func (f *fixture) refresh() {
 	ctx := context.Background()
-	fill := func(idx interface{ Replace([]interface{}, string) error }, items []interface{}) { _ = idx.Replace(items, "") }
+	fill := func(idx interface {
+		Replace([]interface{}, string) error
+	}, items []interface{}) { _ = idx.Replace(items, "") }
 	var svcs, eps, slices []interface{}
 	for _, s := range must(f.client.CoreV1().Services("").List(ctx, metav1.ListOptions{})).Items {
 		svcs = append(svcs, s.DeepCopy())
