@@ -115,3 +115,27 @@ func TestDeleteNamespaceWithContent(t *testing.T) {
 		t.Errorf("the deleted Service's IPAddress remains: %s", ip)
 	}
 }
+
+// TestRolloutPauseResume: a paused Deployment takes template changes
+// without rolling them out; resume rolls them out.
+func TestRolloutPauseResume(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	k{t: t, bin: "kubectl"}.ok("create", "namespace", "pausing")
+	c := k{t: t, bin: "kubectl", ns: "pausing"}
+	readyLoop(ctx, t, "pausing")
+	c.ok("create", "deployment", "web", "--image=nginx:1", "--replicas=2")
+	c.ok("rollout", "status", "deployment/web", "--timeout=60s")
+	contains(t, "rollout pause", c.ok("rollout", "pause", "deployment/web"), "paused")
+	c.ok("set", "image", "deployment/web", "nginx=nginx:2")
+	c.eventually("Unknown/DeploymentPaused", "get", "deployment", "web", "-o",
+		`jsonpath={.status.conditions[?(@.type=="Progressing")].status}/{.status.conditions[?(@.type=="Progressing")].reason}`)
+	if n := count(c.ok("get", "rs", "-o", "name")); n != 1 {
+		t.Fatalf("a paused Deployment must not roll out: %d ReplicaSets", n)
+	}
+	contains(t, "rollout resume", c.ok("rollout", "resume", "deployment/web"), "resumed")
+	contains(t, "rollout status after resume", c.ok("rollout", "status", "deployment/web", "--timeout=60s"), "successfully rolled out")
+	if n := count(c.ok("get", "rs", "-o", "name")); n != 2 {
+		t.Fatalf("after resume: %d ReplicaSets, want 2", n)
+	}
+}
