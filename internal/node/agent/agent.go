@@ -30,8 +30,12 @@ type Agent struct {
 	nodeFactory informers.SharedInformerFactory
 	nodes       corelisters.NodeLister
 	pods        corelisters.PodLister
-	synced      []cache.InformerSynced
-	recorder    record.EventRecorder
+	podIndex    cache.Indexer
+	// podsSynced gates handing a node to the runtime: its running pods
+	// are adopted first, so their addresses are never handed out again.
+	podsSynced cache.InformerSynced
+	synced     []cache.InformerSynced
+	recorder   record.EventRecorder
 
 	podQueue workqueue.TypedRateLimitingInterface[string]
 	hbQueue  workqueue.TypedRateLimitingInterface[string]
@@ -71,6 +75,10 @@ func New(cfg Config) (*Agent, error) {
 	podInf := a.informers.Core().V1().Pods().Informer()
 	nodeInf := nodeFactory.Core().V1().Nodes().Informer()
 	_ = podInf.SetTransform(dropManagedFields)
+	_ = podInf.AddIndexers(cache.Indexers{podNodeIndex: func(obj interface{}) ([]string, error) {
+		return []string{obj.(*corev1.Pod).Spec.NodeName}, nil
+	}})
+	a.podIndex, a.podsSynced = podInf.GetIndexer(), podInf.HasSynced
 	_ = nodeInf.SetTransform(dropManagedFields)
 	a.pods, a.nodes = a.informers.Core().V1().Pods().Lister(), nodeFactory.Core().V1().Nodes().Lister()
 	a.synced = []cache.InformerSynced{podInf.HasSynced, nodeInf.HasSynced}
@@ -141,11 +149,12 @@ func (a *Agent) nodeChanged(obj interface{}) {
 	if !a.ours(n.Name) {
 		return
 	}
-	if len(n.Spec.PodCIDRs) > 0 && !a.cfg.Runtime.Ready(n.Name) {
+	if len(n.Spec.PodCIDRs) > 0 && !a.cfg.Runtime.Ready(n.Name) && a.podsSynced() {
 		if err := a.cfg.Runtime.SetNode(n.Name, n.Spec.PodCIDRs, a.hostIPs(n.Name)); err != nil {
 			klog.ErrorS(err, "Bad pod CIDRs", "node", n.Name)
 			return
 		}
+		a.adoptPods(n.Name)
 		a.mu.Lock()
 		keys := a.waiting[n.Name]
 		delete(a.waiting, n.Name)
@@ -156,6 +165,23 @@ func (a *Agent) nodeChanged(obj interface{}) {
 	}
 	if a.statusStale(n) {
 		a.hbQueue.Add(n.Name)
+	}
+}
+
+const podNodeIndex = "spec.nodeName"
+
+// adoptPods hands the runtime the pods already running on node (the agent
+// restarted), so they keep their addresses.
+func (a *Agent) adoptPods(node string) {
+	objs, _ := a.podIndex.ByIndex(podNodeIndex, node)
+	adopted := 0
+	for _, obj := range objs {
+		if p := obj.(*corev1.Pod); p.DeletionTimestamp == nil && a.cfg.Runtime.Adopt(p) {
+			adopted++
+		}
+	}
+	if adopted > 0 {
+		klog.V(2).InfoS("Adopted running pods", "node", node, "pods", adopted)
 	}
 }
 
@@ -170,6 +196,9 @@ func (a *Agent) Run(ctx context.Context) error {
 		return ctx.Err()
 	}
 	for _, n := range a.cfg.Names {
+		if node, err := a.nodes.Get(n); err == nil {
+			a.nodeChanged(node) // handlers may have run before the pods synced
+		}
 		a.hbQueue.Add(n)
 	}
 	for i := 0; i < a.cfg.HeartbeatWorkers; i++ {

@@ -46,6 +46,7 @@ func newFixture(t *testing.T, names ...string) *fixture {
 	if err != nil {
 		t.Fatal(err)
 	}
+	a.podsSynced = func() bool { return true }
 	t.Cleanup(func() { a.podQueue.ShutDown(); a.hbQueue.ShutDown() })
 	return &fixture{t: t, a: a, client: client, clock: clk}
 }
@@ -67,7 +68,7 @@ func (f *fixture) cache(obj runtime.Object) {
 		if err != nil {
 			f.t.Fatal(err)
 		}
-		_ = f.a.informers.Core().V1().Pods().Informer().GetStore().Update(p)
+		_ = f.a.podIndex.Update(p)
 	}
 }
 

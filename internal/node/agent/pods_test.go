@@ -224,3 +224,26 @@ func TestActiveDeadlineFailsPod(t *testing.T) {
 }
 
 type k8sDelete = k8stesting.DeleteActionImpl
+
+func TestRestartedAgentKeepsRunningPodsIPs(t *testing.T) {
+	f := newFixture(t, "n0")
+	f.heartbeat("n0")
+	start := metav1.NewTime(f.clock.Now().Add(-time.Hour))
+	old := newPod("old", "n0")
+	old.Spec.Containers = []corev1.Container{{Name: "app", Image: "nginx"}}
+	old, _ = f.client.CoreV1().Pods("default").Create(ctx, old, metav1.CreateOptions{})
+	old.Status = corev1.PodStatus{Phase: corev1.PodRunning, StartTime: &start, PodIP: "10.244.0.2", PodIPs: []corev1.PodIP{{IP: "10.244.0.2"}}}
+	old, _ = f.client.CoreV1().Pods("default").UpdateStatus(ctx, old, metav1.UpdateOptions{})
+	f.cache(old)
+	f.withCIDRs("n0", "10.244.0.0/24")
+	if p, ok := f.a.cfg.Runtime.Running(old.UID); !ok || p.IPs[0] != "10.244.0.2" {
+		t.Fatalf("running pod not adopted: %+v", p)
+	}
+	p, _ := f.sync(f.createPod(newPod("new", "n0")))
+	if p.Status.PodIP == "10.244.0.2" {
+		t.Fatal("the adopted pod's IP was given to a new pod")
+	}
+	if p, _ = f.sync(old); p.Status.PodIP != "10.244.0.2" || !p.Status.StartTime.Equal(&start) || !podReady(p) {
+		t.Fatalf("adopted pod status %+v", p.Status)
+	}
+}

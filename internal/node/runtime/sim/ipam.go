@@ -62,11 +62,24 @@ func (a *cidrAllocator) allocate() (netip.Addr, error) {
 }
 
 func (a *cidrAllocator) release(ip netip.Addr) {
+	if off, ok := a.offset(ip); ok {
+		delete(a.used, off)
+	}
+}
+
+// take marks ip used (a pod adopted with its address).
+func (a *cidrAllocator) take(ip netip.Addr) {
+	if off, ok := a.offset(ip); ok && off >= a.first && off < a.first+a.size {
+		a.used[off] = true
+	}
+}
+
+func (a *cidrAllocator) offset(ip netip.Addr) (uint64, bool) {
 	if !a.prefix.Contains(ip) {
-		return
+		return 0, false
 	}
 	off := new(big.Int).Sub(new(big.Int).SetBytes(ip.AsSlice()), new(big.Int).SetBytes(a.prefix.Addr().AsSlice()))
-	delete(a.used, off.Uint64())
+	return off.Uint64(), off.IsUint64()
 }
 
 // addOffset returns base + off.

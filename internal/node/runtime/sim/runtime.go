@@ -168,3 +168,34 @@ func (r *Runtime) Len() int {
 	defer r.mu.Unlock()
 	return len(r.pods)
 }
+
+// Adopt takes over a pod that already runs on its node (its status holds
+// IPs and a start time), as after an agent restart: its addresses stay
+// the pod's and are not handed out again. It reports whether it did.
+func (r *Runtime) Adopt(pod *corev1.Pod) bool {
+	if pod.Status.StartTime == nil || len(pod.Status.PodIPs) == 0 || pod.Status.Phase != corev1.PodRunning {
+		return false
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	n := r.nodes[pod.Spec.NodeName]
+	if _, ok := r.pods[pod.UID]; ok || n == nil || len(n.cidrs) == 0 {
+		return false
+	}
+	p := &Pod{UID: pod.UID, Node: pod.Spec.NodeName, StartedAt: pod.Status.StartTime.Time}
+	for _, s := range pod.Status.PodIPs {
+		p.IPs = append(p.IPs, s.IP)
+		if pod.Spec.HostNetwork {
+			continue
+		}
+		ip, err := netip.ParseAddr(s.IP)
+		if err != nil {
+			continue
+		}
+		for _, a := range n.cidrs {
+			a.take(ip)
+		}
+	}
+	r.pods[pod.UID] = p
+	return true
+}

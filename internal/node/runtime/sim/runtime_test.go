@@ -107,3 +107,24 @@ func TestAddOffset(t *testing.T) {
 		}
 	}
 }
+
+func TestAdoptKeepsRunningPodsAddresses(t *testing.T) {
+	r := New(clocktesting.NewFakeClock(time.Unix(0, 0)))
+	_ = r.SetNode("n", []string{"10.244.0.0/29"}, nil) // offsets 2..6 usable
+	old := pod("old", "n")
+	start := metav1.NewTime(time.Unix(50, 0))
+	old.Status = corev1.PodStatus{Phase: corev1.PodRunning, StartTime: &start, PodIPs: []corev1.PodIP{{IP: "10.244.0.2"}}}
+	if !r.Adopt(old) {
+		t.Fatal("running pod not adopted")
+	}
+	if p, _ := r.Running("old"); !p.StartedAt.Equal(start.Time) || p.IPs[0] != "10.244.0.2" {
+		t.Fatalf("adopted %+v", p)
+	}
+	p, _ := r.RunPod(pod("new", "n"))
+	if p.IPs[0] == "10.244.0.2" {
+		t.Fatal("an adopted pod's IP was handed out again")
+	}
+	if r.Adopt(pod("pending", "n")) {
+		t.Fatal("a pod without IPs was adopted")
+	}
+}
