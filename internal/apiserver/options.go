@@ -7,9 +7,11 @@ import (
 	"net/netip"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
+	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/svcplane/svcplane/internal/allocator/ipallocator"
 	"github.com/svcplane/svcplane/internal/allocator/portallocator"
@@ -41,6 +43,10 @@ type Options struct {
 	NodeMonitorGracePeriod time.Duration
 	NodeStartupGracePeriod time.Duration
 
+	// NodeName is the node whose credentials (user system:node:<name>,
+	// group system:nodes) are minted into <data-dir>/node-kubeconfig.
+	NodeName string
+
 	EndpointReconcilerType    string
 	APIServerCount            int
 	KubernetesServiceNodePort int
@@ -68,6 +74,7 @@ func NewOptions() *Options {
 		ClusterCIDR:            "10.244.0.0/16",
 		NodeCIDRMaskSizeIPv4:   24,
 		NodeCIDRMaskSizeIPv6:   64,
+		NodeName:               DefaultNodeName(),
 		NodeMonitorPeriod:      5 * time.Second,
 		NodeMonitorGracePeriod: 40 * time.Second,
 		NodeStartupGracePeriod: time.Minute,
@@ -92,6 +99,7 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.ClusterCIDR, "cluster-cidr", o.ClusterCIDR, "CIDR range (or two, comma separated, for dual-stack) for pods; Nodes get their pod CIDRs from it. Empty disables node IPAM.")
 	fs.IntVar(&o.NodeCIDRMaskSizeIPv4, "node-cidr-mask-size-ipv4", o.NodeCIDRMaskSizeIPv4, "Mask size for IPv4 node CIDRs in a cluster.")
 	fs.IntVar(&o.NodeCIDRMaskSizeIPv6, "node-cidr-mask-size-ipv6", o.NodeCIDRMaskSizeIPv6, "Mask size for IPv6 node CIDRs in a cluster.")
+	fs.StringVar(&o.NodeName, "node-name", o.NodeName, "Node name whose credentials (user system:node:<name> in group system:nodes) are written to <data-dir>/node-kubeconfig; `up` runs its local node under it.")
 	fs.DurationVar(&o.NodeMonitorPeriod, "node-monitor-period", o.NodeMonitorPeriod, "The period for syncing NodeStatus in the node lifecycle controller.")
 	fs.DurationVar(&o.NodeMonitorGracePeriod, "node-monitor-grace-period", o.NodeMonitorGracePeriod, "Amount of time which we allow running Node to be unresponsive before marking it unhealthy (no Lease renewal or status heartbeat).")
 	fs.DurationVar(&o.NodeStartupGracePeriod, "node-startup-grace-period", o.NodeStartupGracePeriod, "Amount of time which we allow starting Node to be unresponsive before marking it unhealthy.")
@@ -153,6 +161,9 @@ func (o *Options) Validate() error {
 		if _, err := os.Stat(o.TokenAuthFile); err != nil {
 			errs = append(errs, fmt.Errorf("--token-auth-file: %w", err))
 		}
+	}
+	if msgs := validation.IsDNS1123Subdomain(o.NodeName); len(msgs) > 0 {
+		errs = append(errs, fmt.Errorf("--node-name %q: %s", o.NodeName, strings.Join(msgs, "; ")))
 	}
 	if o.DataDir == "" {
 		errs = append(errs, fmt.Errorf("--data-dir must not be empty"))
@@ -228,6 +239,19 @@ func (o *Options) validateRanges() error {
 
 // PKIDir is where certificates live.
 func (o *Options) PKIDir() string { return filepath.Join(o.DataDir, "pki") }
+
+// NodeKubeconfigPath is where the node credentials are written.
+func (o *Options) NodeKubeconfigPath() string { return filepath.Join(o.DataDir, "node-kubeconfig") }
+
+// DefaultNodeName is the host's name, lower-cased, as the kubelet's
+// default node name.
+func DefaultNodeName() string {
+	h, err := os.Hostname()
+	if err != nil || h == "" {
+		return "localhost"
+	}
+	return strings.ToLower(h)
+}
 
 // KubeconfigPath is where the admin kubeconfig is written.
 func (o *Options) KubeconfigPath() string { return filepath.Join(o.DataDir, "kubeconfig") }
