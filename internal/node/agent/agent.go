@@ -89,7 +89,7 @@ func New(cfg Config) (*Agent, error) {
 			workqueue.NewTypedItemExponentialFailureRateLimiter[string](50*time.Millisecond, 30*time.Second)),
 		workqueue.TypedRateLimitingQueueConfig[string]{Name: "node-agent-pods", Clock: cfg.Clock})
 	a.hbQueue = workqueue.NewTypedRateLimitingQueueWithConfig(
-		workqueue.NewTypedItemExponentialFailureRateLimiter[string](200*time.Millisecond, 7*time.Second),
+		workqueue.NewTypedItemExponentialFailureRateLimiter[string](200*time.Millisecond, max(cfg.RenewInterval()/2, 200*time.Millisecond)),
 		workqueue.TypedRateLimitingQueueConfig[string]{Name: "node-agent-heartbeats", Clock: cfg.Clock})
 
 	b := record.NewBroadcaster()

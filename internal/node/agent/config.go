@@ -53,6 +53,12 @@ type Config struct {
 
 // Defaults fills unset fields with the kubelet's values.
 func (c *Config) Defaults() {
+	if len(c.InternalIPs) == 0 {
+		// 10.240.0.0/16: node i gets address i+1.
+		for i := range c.Names {
+			c.InternalIPs = append(c.InternalIPs, fmt.Sprintf("10.240.%d.%d", (i+1)/256, (i+1)%256))
+		}
+	}
 	if c.HeartbeatClient == nil {
 		c.HeartbeatClient = c.Client
 	}

@@ -164,8 +164,28 @@ func (a *Agent) statusStale(n *corev1.Node) bool {
 	return !apiequality.Semantic.DeepEqual(&want, got)
 }
 
+// nodeStatusUpdateRetry is how often a status write is tried before the
+// heartbeat fails (the kubelet's value); tries after a conflict read the
+// node from the API server.
+const nodeStatusUpdateRetry = 5
+
 // syncNodeStatus posts n's status when it is stale.
 func (a *Agent) syncNodeStatus(ctx context.Context, n *corev1.Node) error {
+	var err error
+	for i := 0; i < nodeStatusUpdateRetry; i++ {
+		if i > 0 {
+			if n, err = a.cfg.HeartbeatClient.CoreV1().Nodes().Get(ctx, n.Name, metav1.GetOptions{}); err != nil {
+				return err
+			}
+		}
+		if err = a.tryUpdateNodeStatus(ctx, n); err == nil || !apierrors.IsConflict(err) {
+			return err
+		}
+	}
+	return err
+}
+
+func (a *Agent) tryUpdateNodeStatus(ctx context.Context, n *corev1.Node) error {
 	if !a.statusStale(n) {
 		return nil
 	}
