@@ -48,7 +48,7 @@ type nodeOptions struct {
 func newNodeOptions() *nodeOptions {
 	return &nodeOptions{runtime: "sim", nodes: 1, zones: []string{"zone-a", "zone-b", "zone-c"},
 		nodeIPs: "10.240.0.0/16", cpu: "4", memory: "16Gi", maxPods: 110, leaseSecs: 40, report: 5 * time.Minute,
-		workers: 16, qps: 1000, burst: 2000}
+		workers: 128, qps: 1000, burst: 2000}
 }
 
 // addFlags registers the agent flags; up registers them without --nodes

@@ -170,3 +170,18 @@ func TestSimulatedNodes(t *testing.T) {
 		return ready == 9
 	})
 }
+
+// TestPodIPsFromPodIP: a node simulator that posts only status.podIP
+// (kwok) still gets status.podIPs, which the endpoint controllers read, as
+// kube-apiserver's conversion fills it.
+func TestPodIPsFromPodIP(t *testing.T) {
+	c := server.Client
+	ns := newNamespace(t, c)
+	p := must(c.CoreV1().Pods(ns).Create(ctx, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "p"},
+		Spec: corev1.PodSpec{NodeName: "somewhere", Containers: []corev1.Container{{Name: "c", Image: "x"}}}}, metav1.CreateOptions{}))
+	p.Status.Phase, p.Status.PodIP, p.Status.HostIP = corev1.PodRunning, "10.244.7.9", "192.0.2.7"
+	p = must(c.CoreV1().Pods(ns).UpdateStatus(ctx, p, metav1.UpdateOptions{}))
+	if len(p.Status.PodIPs) != 1 || p.Status.PodIPs[0].IP != "10.244.7.9" || len(p.Status.HostIPs) != 1 || p.Status.HostIPs[0].IP != "192.0.2.7" {
+		t.Fatalf("podIPs %v hostIPs %v", p.Status.PodIPs, p.Status.HostIPs)
+	}
+}
