@@ -20,8 +20,8 @@ func Definition() *resource.Definition {
 		GroupVersion: corev1.SchemeGroupVersion, Kind: "Pod",
 		Resource: "pods", Singular: "pod", Namespaced: true,
 		ShortNames: []string{"po"}, Categories: []string{"all"},
-		New:        func() runtime.Object { return &corev1.Pod{} },
-		NewList:    func() runtime.Object { return &corev1.PodList{} },
+		New:     func() runtime.Object { return &corev1.Pod{} },
+		NewList: func() runtime.Object { return &corev1.PodList{} },
 		Default: func(obj runtime.Object) {
 			p := obj.(*corev1.Pod)
 			DefaultPodSpec(&p.Spec)
