@@ -49,8 +49,8 @@ func newBenchNodesCommand() *cobra.Command {
 	f.StringVar(&o.via, "via", o.via, "'pods': pods created with spec.nodeName round-robin (measures the agent); 'deployments': 100 Deployments bound by the scheduler.")
 	f.IntVar(&o.readyDelay, "ready-delay", 0, "readinessProbe initialDelaySeconds of the pods.")
 	f.DurationVar(&o.hold, "hold", o.hold, "After all pods are Ready, keep watching heartbeats this long (more than the 40 s grace period shows nodes stay Ready).")
-	f.StringSliceVar(&o.serverArgs, "server-arg", nil, "Extra flag for the server (repeatable).")
-	f.StringSliceVar(&o.agentArgs, "agent-arg", nil, "Extra flag for `svcplane node` (repeatable), e.g. --agent-arg=--workers=32.")
+	f.StringArrayVar(&o.serverArgs, "server-arg", nil, "Extra flag for the server (repeatable; not split at commas).")
+	f.StringArrayVar(&o.agentArgs, "agent-arg", nil, "Extra flag for `svcplane node` (repeatable), e.g. --agent-arg=--workers=32.")
 	f.BoolVar(&o.keepLog, "keep-log", false, "Keep the agent's log file (its path is printed).")
 	return cmd
 }
