@@ -100,7 +100,35 @@ func New(client kubernetes.Interface, nodes coreinformers.NodeInformer, leases c
 	_, _ = nodes.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc: enqueue, UpdateFunc: func(_, obj interface{}) { enqueue(obj) },
 	})
+	_, _ = pods.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc: c.podChanged, UpdateFunc: func(_, obj interface{}) { c.podChanged(obj) },
+	})
 	return c
+}
+
+// podChanged queues the node of a Ready pod on a node that is not Ready,
+// so the pod is marked not ready too (upstream's processPod).
+func (c *Controller) podChanged(obj interface{}) {
+	p, ok := obj.(*corev1.Pod)
+	if !ok || p.Spec.NodeName == "" || !podReady(p) {
+		return
+	}
+	n, err := c.nodes.Get(p.Spec.NodeName)
+	if err != nil {
+		return
+	}
+	if r := condition(n.Status.Conditions, corev1.NodeReady); r != nil && r.Status != corev1.ConditionTrue {
+		c.queue.Add(n.Name)
+	}
+}
+
+func podReady(p *corev1.Pod) bool {
+	for _, c := range p.Status.Conditions {
+		if c.Type == corev1.PodReady {
+			return c.Status == corev1.ConditionTrue
+		}
+	}
+	return false
 }
 
 // Run checks node health every MonitorPeriod and runs workers keeping

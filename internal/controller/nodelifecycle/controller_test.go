@@ -163,6 +163,19 @@ func TestLeaseKeepsNodeReadyUntilGracePeriodThenUnknownAndTainted(t *testing.T) 
 	if p.Status.Conditions[0].Status != corev1.ConditionFalse {
 		t.Fatalf("pod on the lost node still Ready")
 	}
+	// A Ready pod that shows up on the lost node is marked too.
+	late := pod.DeepCopy()
+	late.Name = "late"
+	late, _ = fx.client.CoreV1().Pods("default").Create(ctx, late, metav1.CreateOptions{})
+	fx.refresh()
+	fx.c.podChanged(late)
+	if fx.c.queue.Len() == 0 {
+		t.Fatal("the node of a Ready pod on a lost node was not queued")
+	}
+	fx.monitor()
+	if p, _ := fx.client.CoreV1().Pods("default").Get(ctx, "late", metav1.GetOptions{}); p.Status.Conditions[0].Status != corev1.ConditionFalse {
+		t.Fatal("late pod on the lost node still Ready")
+	}
 
 	// The agent comes back: it renews the lease and posts Ready.
 	fx.clock.Step(time.Minute)
