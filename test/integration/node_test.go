@@ -73,7 +73,7 @@ func hasTaint(n *corev1.Node, key string, effect corev1.TaintEffect) bool {
 // goes; a stopped agent's nodes turn Unknown with the unreachable taints,
 // which go again when it is back.
 func TestSimulatedNodes(t *testing.T) {
-	s, err := framework.StartWith("", func(o *framework.Options) {
+	s, err := framework.StartWith(t.TempDir(), func(o *framework.Options) {
 		o.NodeMonitorGracePeriod, o.NodeMonitorPeriod = 3*time.Second, 200*time.Millisecond
 	})
 	if err != nil {
