@@ -99,7 +99,7 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.ClusterCIDR, "cluster-cidr", o.ClusterCIDR, "CIDR range (or two, comma separated, for dual-stack) for pods; Nodes get their pod CIDRs from it. Empty disables node IPAM.")
 	fs.IntVar(&o.NodeCIDRMaskSizeIPv4, "node-cidr-mask-size-ipv4", o.NodeCIDRMaskSizeIPv4, "Mask size for IPv4 node CIDRs in a cluster.")
 	fs.IntVar(&o.NodeCIDRMaskSizeIPv6, "node-cidr-mask-size-ipv6", o.NodeCIDRMaskSizeIPv6, "Mask size for IPv6 node CIDRs in a cluster.")
-	fs.StringVar(&o.NodeName, "node-name", o.NodeName, "Node name whose credentials (user system:node:<name> in group system:nodes) are written to <data-dir>/node-kubeconfig; `up` runs its local node under it.")
+	fs.StringVar(&o.NodeName, "node-name", o.NodeName, "Node name whose credentials (user system:node:<name> in group system:nodes) are written to <data-dir>/node-kubeconfig; up runs its local node under that name.")
 	fs.DurationVar(&o.NodeMonitorPeriod, "node-monitor-period", o.NodeMonitorPeriod, "The period for syncing NodeStatus in the node lifecycle controller.")
 	fs.DurationVar(&o.NodeMonitorGracePeriod, "node-monitor-grace-period", o.NodeMonitorGracePeriod, "Amount of time which we allow running Node to be unresponsive before marking it unhealthy (no Lease renewal or status heartbeat).")
 	fs.DurationVar(&o.NodeStartupGracePeriod, "node-startup-grace-period", o.NodeStartupGracePeriod, "Amount of time which we allow starting Node to be unresponsive before marking it unhealthy.")
