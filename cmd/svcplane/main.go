@@ -30,6 +30,6 @@ func newRootCommand() *cobra.Command {
 	klogFlags := flag.NewFlagSet("klog", flag.ContinueOnError)
 	klog.InitFlags(klogFlags)
 	root.PersistentFlags().AddGoFlagSet(klogFlags)
-	root.AddCommand(newServerCommand(), newUpCommand(), newKubeconfigCommand(), newVersionCommand(), newBenchCommand(), newProxyCommand())
+	root.AddCommand(newServerCommand(), newUpCommand(), newKubeconfigCommand(), newVersionCommand(), newBenchCommand(), newProxyCommand(), newNodeCommand())
 	return root
 }

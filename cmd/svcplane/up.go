@@ -12,11 +12,13 @@ import (
 
 func newUpCommand() *cobra.Command {
 	o := apiserver.NewOptions()
+	nodes := 1
 	cmd := &cobra.Command{
 		Use:   "up",
 		Short: "Run the whole Service plane on this machine on an embedded etcd",
 		Long: `Run everything svcplane has in one process on an embedded single-member
-etcd under --data-dir (default ./svcplane-data): today the API server.
+etcd under --data-dir (default ./svcplane-data): the API server with its
+controllers and --nodes local simulated nodes (node agent).
 It writes an admin kubeconfig there and prints the line to use it.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -26,6 +28,9 @@ It writes an admin kubeconfig there and prints the line to use it.`,
 			ctx := genericapiserver.SetupSignalContext()
 			s, err := apiserver.New(ctx, o)
 			if err != nil {
+				return err
+			}
+			if err := addLocalNodes(s, nodes); err != nil {
 				return err
 			}
 			abs, err := filepath.Abs(s.Kubeconfig)
@@ -38,5 +43,6 @@ It writes an admin kubeconfig there and prints the line to use it.`,
 	}
 	o.AddFlags(cmd.Flags())
 	cmd.Flags().Lookup("etcd-servers").Hidden = true
+	cmd.Flags().IntVar(&nodes, "nodes", nodes, "Local simulated nodes to run with the node credentials (0: none): --node-name, or <node-name>-<i> for several.")
 	return cmd
 }

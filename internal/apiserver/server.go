@@ -324,8 +324,25 @@ func (s *Server) writeAdminKubeconfig() error {
 	if err != nil {
 		return err
 	}
-	return kubeconfig.Write(s.Kubeconfig, kubeconfig.Config{
+	if err := kubeconfig.Write(s.Kubeconfig, kubeconfig.Config{
 		Server: s.URL, CAFile: s.ca.CertFile, User: "kubernetes-admin", CertFile: cert, KeyFile: key,
+	}); err != nil {
+		return err
+	}
+	return s.writeNodeKubeconfig()
+}
+
+// writeNodeKubeconfig mints the node agent's credentials: a client
+// certificate for user system:node:<--node-name> in group system:nodes,
+// as a kubelet's, in <data-dir>/node-kubeconfig.
+func (s *Server) writeNodeKubeconfig() error {
+	user := "system:node:" + s.Options.NodeName
+	cert, key, err := s.ca.EnsureClient(s.Options.PKIDir(), "node", user, []string{GroupNodes})
+	if err != nil {
+		return err
+	}
+	return kubeconfig.Write(s.Options.NodeKubeconfigPath(), kubeconfig.Config{
+		Server: s.URL, CAFile: s.ca.CertFile, User: user, CertFile: cert, KeyFile: key,
 	})
 }
 

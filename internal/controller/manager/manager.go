@@ -27,6 +27,7 @@ import (
 	"github.com/svcplane/svcplane/internal/controller/mirroring"
 	"github.com/svcplane/svcplane/internal/controller/namespace"
 	"github.com/svcplane/svcplane/internal/controller/nodeipam"
+	"github.com/svcplane/svcplane/internal/controller/nodelifecycle"
 	"github.com/svcplane/svcplane/internal/controller/replicaset"
 	"github.com/svcplane/svcplane/internal/controller/scheduler"
 	"github.com/svcplane/svcplane/internal/controller/servicecidr"
@@ -42,6 +43,10 @@ type Config struct {
 	ClusterCIDRs   []netip.Prefix
 	NodeCIDRMaskV4 int
 	NodeCIDRMaskV6 int
+	// NodeLifecycle are the node lifecycle controller's periods
+	// (--node-monitor-period, --node-monitor-grace-period,
+	// --node-startup-grace-period).
+	NodeLifecycle nodelifecycle.Config
 }
 
 // Deps is what controllers are built from.
@@ -79,6 +84,11 @@ func All() []Controller {
 				return
 			}
 			go c.Run(ctx, 1)
+		}},
+		{"nodelifecycle", func(ctx context.Context, d Deps) {
+			i := d.Informers
+			go nodelifecycle.New(d.Client, i.Core().V1().Nodes(), i.Coordination().V1().Leases(), i.Core().V1().Pods(),
+				clock.RealClock{}, d.Config.NodeLifecycle).Run(ctx, 2)
 		}},
 		{"scheduler", func(ctx context.Context, d Deps) {
 			go scheduler.New(d.Client, d.Informers.Core().V1().Pods(), d.Informers.Core().V1().Nodes()).Run(ctx, 1)

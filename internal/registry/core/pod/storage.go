@@ -20,9 +20,13 @@ func Definition() *resource.Definition {
 		GroupVersion: corev1.SchemeGroupVersion, Kind: "Pod",
 		Resource: "pods", Singular: "pod", Namespaced: true,
 		ShortNames: []string{"po"}, Categories: []string{"all"},
-		New:        func() runtime.Object { return &corev1.Pod{} },
-		NewList:    func() runtime.Object { return &corev1.PodList{} },
-		Default:    func(obj runtime.Object) { DefaultPodSpec(&obj.(*corev1.Pod).Spec) },
+		New:     func() runtime.Object { return &corev1.Pod{} },
+		NewList: func() runtime.Object { return &corev1.PodList{} },
+		Default: func(obj runtime.Object) {
+			p := obj.(*corev1.Pod)
+			DefaultPodSpec(&p.Spec)
+			DefaultPodIPs(&p.Status)
+		},
 		Generation: true,
 		Status:     &resource.StatusDefinition{},
 		PrepareForCreate: func(ctx context.Context, obj runtime.Object) {
@@ -40,6 +44,18 @@ func Definition() *resource.Definition {
 		FieldLabels: fieldLabels,
 		Columns:     columns,
 		Row:         row,
+	}
+}
+
+// DefaultPodIPs fills status.podIPs from podIP (and hostIPs from hostIP)
+// when a client set only the singular field, as kube-apiserver's v1
+// conversion does; kwok, for one, sets only podIP.
+func DefaultPodIPs(s *corev1.PodStatus) {
+	if len(s.PodIPs) == 0 && s.PodIP != "" {
+		s.PodIPs = []corev1.PodIP{{IP: s.PodIP}}
+	}
+	if len(s.HostIPs) == 0 && s.HostIP != "" {
+		s.HostIPs = []corev1.HostIP{{IP: s.HostIP}}
 	}
 }
 

@@ -1,0 +1,302 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/utils/ptr"
+)
+
+type benchNodesOptions struct {
+	nodes, pods, clients, readyDelay int
+	via                              string
+	hold                             time.Duration
+	serverArgs, agentArgs            []string
+	keepLog                          bool
+}
+
+func newBenchNodesCommand() *cobra.Command {
+	o := &benchNodesOptions{nodes: 1000, pods: 30000, clients: 32, via: "pods", hold: 45 * time.Second}
+	cmd := &cobra.Command{
+		Use:   "nodes",
+		Short: "Run N simulated nodes in one `svcplane node` process on a fresh server, create P pods; print time to all Running+Ready, agent RSS, /readyz and NotReady nodes",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return benchNodes(cmd.OutOrStdout(), o)
+		},
+	}
+	f := cmd.Flags()
+	f.IntVar(&o.nodes, "nodes", o.nodes, "Simulated nodes (one agent process).")
+	f.IntVar(&o.pods, "pods", o.pods, "Pods to create.")
+	f.IntVar(&o.clients, "clients", o.clients, "Concurrent creating clients.")
+	f.StringVar(&o.via, "via", o.via, "'pods': pods created with spec.nodeName round-robin (measures the agent); 'deployments': 100 Deployments bound by the scheduler.")
+	f.IntVar(&o.readyDelay, "ready-delay", 0, "readinessProbe initialDelaySeconds of the pods.")
+	f.DurationVar(&o.hold, "hold", o.hold, "After all pods are Ready, keep watching heartbeats this long (more than the 40 s grace period shows nodes stay Ready).")
+	f.StringArrayVar(&o.serverArgs, "server-arg", nil, "Extra flag for the server (repeatable; not split at commas).")
+	f.StringArrayVar(&o.agentArgs, "agent-arg", nil, "Extra flag for `svcplane node` (repeatable), e.g. --agent-arg=--workers=32.")
+	f.BoolVar(&o.keepLog, "keep-log", false, "Keep the agent's log file (its path is printed).")
+	return cmd
+}
+
+// benchRun is what the monitors gather.
+type benchRun struct {
+	mu                      sync.Mutex
+	agentRSS, serverRSS     int64
+	readyzOK, readyzFail    int
+	maxNotReady, lastNotRdy int
+}
+
+func benchNodes(out io.Writer, o *benchNodesOptions) error {
+	self, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	// 4096 /24 node CIDRs (the default --cluster-cidr has 256), clear of
+	// the Service range and of the agent's node addresses (10.240.0.0/16).
+	serverArgs := append([]string{"--cluster-cidr=10.128.0.0/12"}, o.serverArgs...)
+	b, err := startBenchServer(self, serverArgs...)
+	if err != nil {
+		return err
+	}
+	defer b.stop()
+	fmt.Fprintf(out, "server /readyz 200 after %.2fs\n", b.ready.Seconds())
+	logf, err := os.CreateTemp("", "svcplane-bench-agent-*.log")
+	if err != nil {
+		return err
+	}
+	if !o.keepLog {
+		defer os.Remove(logf.Name())
+	} else {
+		fmt.Fprintf(out, "agent log: %s\n", logf.Name())
+	}
+	args := append([]string{"node", "--kubeconfig", filepath.Join(b.dir, "node-kubeconfig"),
+		"--nodes", fmt.Sprint(o.nodes), "--name-prefix", "bench-node-"}, o.agentArgs...)
+	agentProc := exec.Command(self, args...)
+	agentProc.Stdout, agentProc.Stderr = logf, logf
+	dieWithParent(agentProc)
+	if err := agentProc.Start(); err != nil {
+		return err
+	}
+	defer func() { _ = agentProc.Process.Signal(syscall.SIGTERM); _ = agentProc.Wait() }()
+
+	cfg := rest.CopyConfig(b.config)
+	cfg.QPS, cfg.Burst = -1, 0
+	cfg.ContentType = "application/vnd.kubernetes.protobuf"
+	client, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	f := informers.NewSharedInformerFactoryWithOptions(client, 0, informers.WithNamespace("bench-nodes"))
+	nf := informers.NewSharedInformerFactory(client, 0)
+	tracker := newReadyTracker()
+	_, _ = f.Core().V1().Pods().Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc: tracker.observe, UpdateFunc: func(_, obj interface{}) { tracker.observe(obj) },
+	})
+	nodes := nf.Core().V1().Nodes().Lister()
+	f.Start(ctx.Done())
+	nf.Start(ctx.Done())
+	f.WaitForCacheSync(ctx.Done())
+	nf.WaitForCacheSync(ctx.Done())
+
+	start := time.Now()
+	names, err := waitNodesReady(ctx, nodes, o.nodes, 5*time.Minute)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "%d nodes Ready with pod CIDRs %.2fs after the agent started\n", o.nodes, time.Since(start).Seconds())
+	run := &benchRun{}
+	go monitorBench(ctx, run, client, nodes, agentProc.Process.Pid, b.proc.Process.Pid)
+
+	if _, err := client.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "bench-nodes"}}, metav1.CreateOptions{}); err != nil {
+		return err
+	}
+	start = time.Now()
+	tracker.start(start)
+	if err := createBenchPods(ctx, client, o, names, tracker); err != nil {
+		return err
+	}
+	created := time.Since(start)
+	if o.via == "deployments" {
+		fmt.Fprintf(out, "100 Deployments of %d replicas created in %.2fs (pods come from the ReplicaSet controller and the scheduler)\n", o.pods/100, created.Seconds())
+	} else {
+		fmt.Fprintf(out, "%d pods created with spec.nodeName in %.2fs: %.0f pods/s\n", o.pods, created.Seconds(), float64(o.pods)/created.Seconds())
+	}
+	if err := tracker.wait(ctx, o.pods, 10*time.Minute); err != nil {
+		return err
+	}
+	all := time.Since(start)
+	lat := tracker.latencies()
+	fmt.Fprintf(out, "all %d pods Running+Ready %.2fs after the first create (%.2fs after the last); per pod create→Ready p50 %.2fs p99 %.2fs max %.2fs\n",
+		o.pods, all.Seconds(), (all - created).Seconds(), pct(lat, 50), pct(lat, 99), pct(lat, 100))
+	report(out, run, "during the run")
+	if o.hold > 0 {
+		run.mu.Lock()
+		run.maxNotReady = 0
+		run.mu.Unlock()
+		time.Sleep(o.hold)
+		report(out, run, fmt.Sprintf("after holding %s", o.hold))
+	}
+	return nil
+}
+
+func report(out io.Writer, run *benchRun, when string) {
+	run.mu.Lock()
+	defer run.mu.Unlock()
+	fmt.Fprintf(out, "%s: agent max RSS %.0f MB, server max RSS %.0f MB, /readyz %d×200 %d×failed, NotReady nodes max %d (now %d)\n",
+		when, float64(run.agentRSS)/(1<<20), float64(run.serverRSS)/(1<<20), run.readyzOK, run.readyzFail, run.maxNotReady, run.lastNotRdy)
+}
+
+func pct(sorted []time.Duration, p int) float64 {
+	if len(sorted) == 0 {
+		return 0
+	}
+	return sorted[min(len(sorted)-1, len(sorted)*p/100)].Seconds()
+}
+
+// waitNodesReady waits until n nodes are Ready with pod CIDRs.
+func waitNodesReady(ctx context.Context, nodes nodeLister, n int, timeout time.Duration) ([]string, error) {
+	deadline := time.Now().Add(timeout)
+	for {
+		var names []string
+		withoutCIDRs := 0
+		list, _ := nodes.List(everything())
+		for _, node := range list {
+			if len(node.Spec.PodCIDRs) == 0 {
+				withoutCIDRs++
+			}
+			if nodeIsReady(node) && len(node.Spec.PodCIDRs) > 0 {
+				names = append(names, node.Name)
+			}
+		}
+		if len(names) >= n {
+			slices.Sort(names)
+			return names, nil
+		}
+		if time.Now().After(deadline) {
+			return nil, fmt.Errorf("%d of %d nodes Ready with pod CIDRs after %s (%d without pod CIDRs: --cluster-cidr too small?)", len(names), n, timeout, withoutCIDRs)
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+}
+
+func nodeIsReady(n *corev1.Node) bool {
+	for _, c := range n.Status.Conditions {
+		if c.Type == corev1.NodeReady {
+			return c.Status == corev1.ConditionTrue
+		}
+	}
+	return false
+}
+
+// monitorBench samples RSS, /readyz and NotReady nodes every second.
+func monitorBench(ctx context.Context, run *benchRun, client kubernetes.Interface, nodes nodeLister, agentPid, serverPid int) {
+	t := time.NewTicker(time.Second)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		a, _ := rssBytes(agentPid)
+		s, _ := rssBytes(serverPid)
+		rctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		err := client.Discovery().RESTClient().Get().AbsPath("/readyz").Do(rctx).Error()
+		cancel()
+		notReady := 0
+		list, _ := nodes.List(everything())
+		for _, n := range list {
+			if !nodeIsReady(n) {
+				notReady++
+			}
+		}
+		run.mu.Lock()
+		run.agentRSS, run.serverRSS = max(run.agentRSS, a), max(run.serverRSS, s)
+		if err == nil {
+			run.readyzOK++
+		} else {
+			run.readyzFail++
+		}
+		run.maxNotReady, run.lastNotRdy = max(run.maxNotReady, notReady), notReady
+		run.mu.Unlock()
+	}
+}
+
+func benchPodSpec(readyDelay int) corev1.PodSpec {
+	c := corev1.Container{Name: "app", Image: "registry.k8s.io/pause:3.10"}
+	if readyDelay > 0 {
+		c.ReadinessProbe = &corev1.Probe{InitialDelaySeconds: int32(readyDelay),
+			ProbeHandler: corev1.ProbeHandler{Exec: &corev1.ExecAction{Command: []string{"true"}}}}
+	}
+	return corev1.PodSpec{Containers: []corev1.Container{c}, TerminationGracePeriodSeconds: ptr.To[int64](1)}
+}
+
+// createBenchPods creates the pods with o.clients concurrent clients.
+func createBenchPods(ctx context.Context, client kubernetes.Interface, o *benchNodesOptions, nodes []string, tr *readyTracker) error {
+	if o.via == "deployments" {
+		const deployments = 100
+		per := o.pods / deployments
+		for i := 0; i < deployments; i++ {
+			labels := map[string]string{"app": fmt.Sprintf("bench-%d", i)}
+			_, err := client.AppsV1().Deployments("bench-nodes").Create(ctx, &appsv1.Deployment{
+				ObjectMeta: metav1.ObjectMeta{Name: labels["app"]},
+				Spec: appsv1.DeploymentSpec{Replicas: ptr.To(int32(per)), Selector: &metav1.LabelSelector{MatchLabels: labels},
+					Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: labels}, Spec: benchPodSpec(o.readyDelay)}}},
+				metav1.CreateOptions{})
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	var next atomic.Int64
+	var firstErr error
+	var once sync.Once
+	var wg sync.WaitGroup
+	for w := 0; w < o.clients; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= o.pods {
+					return
+				}
+				spec := benchPodSpec(o.readyDelay)
+				spec.NodeName = nodes[i%len(nodes)]
+				name := fmt.Sprintf("bench-%d", i)
+				tr.created(name, time.Now())
+				_, err := client.CoreV1().Pods("bench-nodes").Create(ctx, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: spec}, metav1.CreateOptions{})
+				if err != nil {
+					once.Do(func() { firstErr = fmt.Errorf("creating %s: %w", name, err) })
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	return firstErr
+}

@@ -1,0 +1,35 @@
+package main
+
+import (
+	"slices"
+	"testing"
+)
+
+func TestNodeNames(t *testing.T) {
+	o := newNodeOptions()
+	if got := o.names("host"); !slices.Equal(got, []string{"host"}) {
+		t.Errorf("one node: %v", got)
+	}
+	o.nodeName = "mine"
+	if got := o.names("host"); !slices.Equal(got, []string{"mine"}) {
+		t.Errorf("--node-name: %v", got)
+	}
+	o.nodes, o.namePrefix = 3, "sim-"
+	if got := o.names("host"); !slices.Equal(got, []string{"sim-0", "sim-1", "sim-2"}) {
+		t.Errorf("--name-prefix: %v", got)
+	}
+	o.namePrefix = ""
+	if got := o.names("host"); !slices.Equal(got, []string{"host-0", "host-1", "host-2"}) {
+		t.Errorf("several, no prefix: %v", got)
+	}
+}
+
+func TestNodeAddresses(t *testing.T) {
+	got, err := nodeAddresses("10.240.0.0/16", 300)
+	if err != nil || got[0] != "10.240.0.1" || got[255] != "10.240.1.0" || len(got) != 300 {
+		t.Fatalf("%v %v", got[:2], err)
+	}
+	if _, err := nodeAddresses("10.240.0.0/30", 3); err == nil {
+		t.Fatal("a /30 holds 3 nodes?")
+	}
+}

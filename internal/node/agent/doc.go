@@ -1,0 +1,26 @@
+// Package agent is svcplane's node agent: it plays the kubelet's part for
+// one or many (simulated) nodes in one process.
+//
+// For every node it registers a Node (addresses, capacity and allocatable,
+// the hostname and zone labels, the kubelet's conditions), renews a Lease
+// in kube-node-lease every LeaseDuration/4 (as the kubelet does: 10 s of
+// 40 s) and posts the node status when it differs from what the API server
+// holds or NodeStatusReportFrequency has passed. It waits for the node IPAM
+// controller to give the node spec.podCIDRs before running pods there.
+//
+// Pods bound to its nodes are run on a runtime (runtime/sim): they get one
+// IP per pod CIDR, phase Running and container statuses at once, and turn
+// Ready when their readiness probes' initialDelaySeconds have passed (no
+// probe: at once) unless annotated svcplane.io/ready: "false". A pod with a
+// deletionTimestamp keeps its state (terminating: EndpointSlices show it not
+// ready but serving) until the grace period ends, then the agent deletes it
+// with grace 0. activeDeadlineSeconds fails a pod with reason
+// DeadlineExceeded, as the kubelet does.
+//
+// Scale: one pod informer for all nodes (field selector spec.nodeName!="",
+// filtered in-process, managedFields dropped), one rate-limited work queue
+// of pods with a bounded number of workers, and one delaying queue of node
+// heartbeats whose first round is spread over the renew interval; lease
+// renewals and status writes use their own client so pod traffic never
+// delays a heartbeat. All time comes from an injected clock.
+package agent

@@ -1,0 +1,98 @@
+package agent
+
+import (
+	"context"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/utils/ptr"
+)
+
+// syncPod brings one pod of this agent's nodes to its state: running and
+// (after its readiness delay) ready, failed past activeDeadlineSeconds, or
+// deleted once its grace period ends. It returns when to look again.
+func (a *Agent) syncPod(ctx context.Context, key string) (time.Duration, error) {
+	ns, name, _ := cache.SplitMetaNamespaceKey(key)
+	pod, err := a.pods.Pods(ns).Get(name)
+	if apierrors.IsNotFound(err) {
+		return 0, nil // podDeleted killed it
+	}
+	if err != nil || !a.ours(pod.Spec.NodeName) {
+		return 0, err
+	}
+	now := a.cfg.Clock.Now()
+	if pod.DeletionTimestamp != nil {
+		return a.syncTerminating(ctx, pod, now)
+	}
+	if terminal(pod) {
+		a.cfg.Runtime.KillPod(pod.UID)
+		return 0, nil
+	}
+	if !a.cfg.Runtime.Ready(pod.Spec.NodeName) {
+		a.waitForPodCIDRs(pod.Spec.NodeName, key)
+		return 0, nil
+	}
+	run, err := a.cfg.Runtime.RunPod(pod)
+	if err != nil {
+		return 0, err
+	}
+	status, after := podStatus(pod, run, a.hostIPs(pod.Spec.NodeName), now)
+	if status.Phase == corev1.PodFailed {
+		a.cfg.Runtime.KillPod(pod.UID)
+	}
+	if err := a.writeStatus(ctx, pod, status); err != nil {
+		return 0, err
+	}
+	return after, nil
+}
+
+func terminal(p *corev1.Pod) bool {
+	return p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed
+}
+
+func (a *Agent) waitForPodCIDRs(node, key string) {
+	a.mu.Lock()
+	if a.waiting[node] == nil {
+		a.waiting[node] = map[string]bool{}
+	}
+	a.waiting[node][key] = true
+	a.mu.Unlock()
+	// The CIDRs may have arrived between the check and the wait.
+	if n, err := a.nodes.Get(node); err == nil && len(n.Spec.PodCIDRs) > 0 {
+		a.nodeChanged(n)
+	}
+}
+
+// writeStatus updates the pod's status unless it is unchanged.
+func (a *Agent) writeStatus(ctx context.Context, pod *corev1.Pod, status corev1.PodStatus) error {
+	if statusEqual(&pod.Status, &status) {
+		return nil
+	}
+	p := pod.DeepCopy()
+	p.Status = status
+	_, err := a.cfg.Client.CoreV1().Pods(p.Namespace).UpdateStatus(ctx, p, metav1.UpdateOptions{})
+	if apierrors.IsNotFound(err) {
+		return nil
+	}
+	return err
+}
+
+// syncTerminating lets a deleted pod run (and serve) until its grace period
+// ends (deletionTimestamp), then kills it and deletes it with grace 0, as
+// the kubelet does once its containers have stopped.
+func (a *Agent) syncTerminating(ctx context.Context, pod *corev1.Pod, now time.Time) (time.Duration, error) {
+	_, running := a.cfg.Runtime.Running(pod.UID)
+	if left := pod.DeletionTimestamp.Sub(now); running && left > 0 {
+		return left, nil
+	}
+	a.cfg.Runtime.KillPod(pod.UID)
+	err := a.cfg.Client.CoreV1().Pods(pod.Namespace).Delete(ctx, pod.Name, metav1.DeleteOptions{
+		GracePeriodSeconds: ptr.To[int64](0), Preconditions: metav1.NewUIDPreconditions(string(pod.UID))})
+	if apierrors.IsNotFound(err) || apierrors.IsConflict(err) {
+		return 0, nil
+	}
+	return 0, err
+}

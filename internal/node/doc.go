@@ -1,0 +1,4 @@
+// Package node holds the node side of svcplane: the agent (agent/), which
+// registers Nodes, heartbeats their Leases and runs the pods bound to them
+// on a runtime, and the runtimes (runtime/sim).
+package node
