@@ -16,12 +16,17 @@ import (
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/record"
 	"k8s.io/client-go/util/workqueue"
+	"k8s.io/klog/v2"
 
 	"github.com/svcplane/svcplane/internal/controller/worker"
 )
 
 // Name is the schedulerName this scheduler serves.
 const Name = corev1.DefaultSchedulerName
+
+// BindConcurrency is how many binds may be in flight at once; placements
+// are decided one at a time, in memory, and never wait for a bind.
+const BindConcurrency = 32
 
 // Scheduler binds pending pods.
 type Scheduler struct {
@@ -31,9 +36,10 @@ type Scheduler struct {
 	synced   []cache.InformerSynced
 	queue    workqueue.TypedRateLimitingInterface[string]
 	recorder record.EventRecorder
-	// bound counts the pods this scheduler bound per node that the pod
-	// informer may not show yet, so a burst still spreads.
-	bound map[string]map[string]bool
+	cache    *podCache
+	binds    chan struct{} // semaphore of BindConcurrency
+	// bind sends one binding; a field so tests can hold binds back.
+	bind func(ctx context.Context, b *corev1.Binding) error
 }
 
 // New returns a scheduler fed by the given informers.
@@ -43,17 +49,29 @@ func New(client kubernetes.Interface, pods coreinformers.PodInformer, nodes core
 	s := &Scheduler{client: client, pods: pods.Lister(), nodes: nodes.Lister(),
 		synced:   []cache.InformerSynced{pods.Informer().HasSynced, nodes.Informer().HasSynced},
 		recorder: b.NewRecorder(scheme.Scheme, corev1.EventSource{Component: Name}),
-		bound:    map[string]map[string]bool{},
+		cache:    newPodCache(),
+		binds:    make(chan struct{}, BindConcurrency),
 		queue:    worker.NewQueue[string]("scheduler")}
-	enqueue := func(obj interface{}) {
-		if p, ok := obj.(*corev1.Pod); ok && pending(p) {
-			if key, err := cache.MetaNamespaceKeyFunc(p); err == nil {
-				s.queue.Add(key)
-			}
+	s.bind = func(ctx context.Context, b *corev1.Binding) error {
+		return client.CoreV1().Pods(b.Namespace).Bind(ctx, b, metav1.CreateOptions{})
+	}
+	seen := func(obj interface{}) {
+		p, ok := obj.(*corev1.Pod)
+		if !ok {
+			return
+		}
+		s.cache.observe(p)
+		if pending(p) {
+			s.queue.Add(podKey(p))
 		}
 	}
 	_, _ = pods.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
-		AddFunc: enqueue, UpdateFunc: func(_, obj interface{}) { enqueue(obj) },
+		AddFunc: seen, UpdateFunc: func(_, obj interface{}) { seen(obj) },
+		DeleteFunc: func(obj interface{}) {
+			if key, err := cache.DeletionHandlingMetaNamespaceKeyFunc(obj); err == nil {
+				s.cache.forget(key)
+			}
+		},
 	})
 	_, _ = nodes.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc: func(interface{}) { s.requeuePending() }, UpdateFunc: func(_, _ interface{}) { s.requeuePending() },
@@ -63,20 +81,21 @@ func New(client kubernetes.Interface, pods coreinformers.PodInformer, nodes core
 
 func pending(p *corev1.Pod) bool {
 	return p.Spec.NodeName == "" && p.DeletionTimestamp == nil &&
-		(p.Spec.SchedulerName == "" || p.Spec.SchedulerName == Name) &&
-		p.Status.Phase != corev1.PodSucceeded && p.Status.Phase != corev1.PodFailed
+		(p.Spec.SchedulerName == "" || p.Spec.SchedulerName == Name) && !terminal(p)
 }
 
 func (s *Scheduler) requeuePending() {
 	pods, _ := s.pods.List(labels.Everything())
 	for _, p := range pods {
 		if pending(p) {
-			s.queue.Add(p.Namespace + "/" + p.Name)
+			s.queue.Add(podKey(p))
 		}
 	}
 }
 
-// schedule places one pod; retry reports that it fit nowhere.
+// schedule places one pod: the node is chosen in memory and the pod assumed
+// there at once (so the next placement counts it), then bound in the
+// background. retry reports that it fit nowhere.
 func (s *Scheduler) schedule(ctx context.Context, key string) (retry bool, err error) {
 	ns, name, _ := cache.SplitMetaNamespaceKey(key)
 	pod, err := s.pods.Pods(ns).Get(name)
@@ -86,59 +105,52 @@ func (s *Scheduler) schedule(ctx context.Context, key string) (retry bool, err e
 	if err != nil {
 		return false, err
 	}
+	if s.cache.isAssumed(key) {
+		return false, nil // its bind is in flight or its binding not yet seen
+	}
 	nodes, err := s.nodes.List(labels.Everything())
 	if err != nil {
 		return false, err
 	}
-	node, reasons := pick(pod, nodes, s.podsPerNode())
+	node, reasons := pick(pod, nodes, s.cache.count)
 	if node == "" {
 		s.recorder.Event(pod, corev1.EventTypeWarning, "FailedScheduling", failureMessage(len(nodes), reasons))
 		return true, nil
 	}
-	err = s.client.CoreV1().Pods(ns).Bind(ctx, &corev1.Binding{
-		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, UID: pod.UID},
-		Target:     corev1.ObjectReference{Kind: "Node", Name: node},
-	}, metav1.CreateOptions{})
-	if apierrors.IsConflict(err) || apierrors.IsNotFound(err) {
-		return false, nil // bound by someone else meanwhile, or gone
+	s.cache.assume(key, node)
+	select {
+	case s.binds <- struct{}{}:
+	case <-ctx.Done():
+		s.cache.unassume(key)
+		return false, ctx.Err()
 	}
-	if err != nil {
-		return false, err
-	}
-	if s.bound[node] == nil {
-		s.bound[node] = map[string]bool{}
-	}
-	s.bound[node][key] = true
-	s.recorder.Eventf(pod, corev1.EventTypeNormal, "Scheduled", "Successfully assigned %s to %s", key, node)
+	go s.bindAssumed(ctx, pod, node)
 	return false, nil
 }
 
-// podsPerNode counts the non-terminal pods on each node, including pods
-// this scheduler bound that the informer has not shown yet.
-func (s *Scheduler) podsPerNode() map[string]int {
-	counts := map[string]int{}
-	seen := map[string]bool{}
-	pods, _ := s.pods.List(labels.Everything())
-	for _, p := range pods {
-		if p.Spec.NodeName == "" || p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed {
-			continue
-		}
-		key := p.Namespace + "/" + p.Name
-		seen[key] = true
-		counts[p.Spec.NodeName]++
-		delete(s.bound[p.Spec.NodeName], key)
+// bindAssumed binds an assumed pod; on failure the assumption is taken back
+// and the pod tried again later.
+func (s *Scheduler) bindAssumed(ctx context.Context, pod *corev1.Pod, node string) {
+	defer func() { <-s.binds }()
+	key := podKey(pod)
+	err := s.bind(ctx, &corev1.Binding{
+		ObjectMeta: metav1.ObjectMeta{Namespace: pod.Namespace, Name: pod.Name, UID: pod.UID},
+		Target:     corev1.ObjectReference{Kind: "Node", Name: node},
+	})
+	switch {
+	case err == nil:
+		s.recorder.Eventf(pod, corev1.EventTypeNormal, "Scheduled", "Successfully assigned %s to %s", key, node)
+	case apierrors.IsConflict(err) || apierrors.IsNotFound(err):
+		s.cache.unassume(key) // bound by someone else meanwhile, or gone
+	default:
+		s.cache.unassume(key)
+		klog.FromContext(ctx).Error(err, "Binding failed", "pod", key, "node", node)
+		s.queue.AddRateLimited(key)
 	}
-	for node, keys := range s.bound {
-		for key := range keys {
-			if !seen[key] {
-				counts[node]++
-			}
-		}
-	}
-	return counts
 }
 
-// Run schedules until ctx ends (one worker: placements depend on each other).
+// Run schedules until ctx ends: one worker decides placements (they depend
+// on each other); binds run concurrently.
 func (s *Scheduler) Run(ctx context.Context, workers int) {
 	worker.Run(ctx, s.queue, 1, s.syncKey, s.synced...)
 }

@@ -56,9 +56,14 @@ func failureMessage(total int, reasons map[string]int) string {
 	return fmt.Sprintf("0/%d nodes are available: %s.", total, strings.Join(parts, ", "))
 }
 
+// tooManyPods is upstream's NodeResourcesFit reason for a node whose
+// allocatable pods are all taken.
+const tooManyPods = "Too many pods"
+
 // pick returns the fitting node with the fewest pods (ties by name), or
-// the reasons every node was refused.
-func pick(pod *corev1.Pod, nodes []*corev1.Node, podsOn map[string]int) (string, map[string]int) {
+// the reasons every node was refused. podsOn counts a node's pods; a node
+// whose allocatable pod count is reached does not fit.
+func pick(pod *corev1.Pod, nodes []*corev1.Node, podsOn func(node string) int) (string, map[string]int) {
 	sort.Slice(nodes, func(i, j int) bool { return nodes[i].Name < nodes[j].Name })
 	best, bestCount := "", 0
 	reasons := map[string]int{}
@@ -67,8 +72,13 @@ func pick(pod *corev1.Pod, nodes []*corev1.Node, podsOn map[string]int) (string,
 			reasons[r]++
 			continue
 		}
-		if best == "" || podsOn[n.Name] < bestCount {
-			best, bestCount = n.Name, podsOn[n.Name]
+		count := podsOn(n.Name)
+		if q, ok := n.Status.Allocatable[corev1.ResourcePods]; ok && int64(count) >= q.Value() {
+			reasons[tooManyPods]++
+			continue
+		}
+		if best == "" || count < bestCount {
+			best, bestCount = n.Name, count
 		}
 	}
 	return best, reasons
