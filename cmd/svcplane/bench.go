@@ -20,7 +20,8 @@ import (
 
 func newBenchCommand() *cobra.Command {
 	cmd := &cobra.Command{Use: "bench", Short: "Measure svcplane on this machine and print the figures"}
-	cmd.AddCommand(newBenchServerCommand(), newBenchServicesCommand(), newBenchProxyCommand(), newBenchNodesCommand())
+	cmd.AddCommand(newBenchServerCommand(), newBenchServicesCommand(), newBenchProxyCommand(), newBenchNodesCommand(),
+		newBenchDeploymentCommand())
 	return cmd
 }
 

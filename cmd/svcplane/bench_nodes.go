@@ -86,12 +86,8 @@ func benchNodes(out io.Writer, o *benchNodesOptions) error {
 	} else {
 		fmt.Fprintf(out, "agent log: %s\n", logf.Name())
 	}
-	args := append([]string{"node", "--kubeconfig", filepath.Join(b.dir, "node-kubeconfig"),
-		"--nodes", fmt.Sprint(o.nodes), "--name-prefix", "bench-node-"}, o.agentArgs...)
-	agentProc := exec.Command(self, args...)
-	agentProc.Stdout, agentProc.Stderr = logf, logf
-	dieWithParent(agentProc)
-	if err := agentProc.Start(); err != nil {
+	agentProc, err := startBenchAgent(self, b, o.nodes, logf, o.agentArgs...)
+	if err != nil {
 		return err
 	}
 	defer func() { _ = agentProc.Process.Signal(syscall.SIGTERM); _ = agentProc.Wait() }()
@@ -156,6 +152,17 @@ func benchNodes(out io.Writer, o *benchNodesOptions) error {
 		report(out, run, fmt.Sprintf("after holding %s", o.hold))
 	}
 	return nil
+}
+
+// startBenchAgent runs `svcplane node` with n simulated nodes named
+// bench-node-<i> on b's node credentials, logging to logf.
+func startBenchAgent(self string, b *benchServer, n int, logf *os.File, extra ...string) (*exec.Cmd, error) {
+	args := append([]string{"node", "--kubeconfig", filepath.Join(b.dir, "node-kubeconfig"),
+		"--nodes", fmt.Sprint(n), "--name-prefix", "bench-node-"}, extra...)
+	proc := exec.Command(self, args...)
+	proc.Stdout, proc.Stderr = logf, logf
+	dieWithParent(proc)
+	return proc, proc.Start()
 }
 
 func report(out io.Writer, run *benchRun, when string) {
