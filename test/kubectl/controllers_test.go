@@ -1,7 +1,6 @@
 package kubectl
 
 import (
-	"context"
 	"strings"
 	"testing"
 	"time"
@@ -24,12 +23,8 @@ func count(out string) int { return len(strings.Fields(out)) }
 
 // TestScaleUpAndDown scales a Deployment 3 → 10 → 2 through kubectl.
 func TestScaleUpAndDown(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	k{t: t, bin: "kubectl"}.ok("create", "namespace", "scaling")
-	c := k{t: t, bin: "kubectl", ns: "scaling"}
-	readyLoop(ctx, t, "scaling")
-	c.ok("create", "deployment", "web", "--image=nginx:1", "--replicas=3")
+	c := namespace(t, "scaling")
+	c.deploy("web", 3)
 	c.ok("rollout", "status", "deployment/web", "--timeout=60s")
 	for _, n := range []string{"10", "2"} {
 		c.ok("scale", "deployment/web", "--replicas="+n)
@@ -56,13 +51,9 @@ func atoi(s string) int {
 
 // TestDeleteCascadeModes deletes a Deployment with each --cascade mode.
 func TestDeleteCascadeModes(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	k{t: t, bin: "kubectl"}.ok("create", "namespace", "cascade")
-	c := k{t: t, bin: "kubectl", ns: "cascade"}
-	readyLoop(ctx, t, "cascade")
+	c := namespace(t, "cascade")
 	deploy := func(name string) {
-		c.ok("create", "deployment", name, "--image=nginx:1", "--replicas=2")
+		c.deploy(name, 2)
 		c.ok("rollout", "status", "deployment/"+name, "--timeout=60s")
 	}
 	owned := func(name string) string {
@@ -96,13 +87,9 @@ func TestDeleteCascadeModes(t *testing.T) {
 // TestDeleteNamespaceWithContent deletes a namespace full of objects; it
 // and all of them go.
 func TestDeleteNamespaceWithContent(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
 	root := k{t: t, bin: "kubectl"}
-	root.ok("create", "namespace", "full")
-	c := k{t: t, bin: "kubectl", ns: "full"}
-	readyLoop(ctx, t, "full")
-	c.ok("create", "deployment", "web", "--image=nginx:1", "--replicas=3")
+	c := namespace(t, "full")
+	c.deploy("web", 3)
 	c.ok("expose", "deployment", "web", "--port=80")
 	c.ok("create", "configmap", "settings", "--from-literal=a=b")
 	c.ok("create", "secret", "generic", "token", "--from-literal=t=x")
@@ -119,12 +106,8 @@ func TestDeleteNamespaceWithContent(t *testing.T) {
 // TestRolloutPauseResume: a paused Deployment takes template changes
 // without rolling them out; resume rolls them out.
 func TestRolloutPauseResume(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	k{t: t, bin: "kubectl"}.ok("create", "namespace", "pausing")
-	c := k{t: t, bin: "kubectl", ns: "pausing"}
-	readyLoop(ctx, t, "pausing")
-	c.ok("create", "deployment", "web", "--image=nginx:1", "--replicas=2")
+	c := namespace(t, "pausing")
+	c.deploy("web", 2)
 	c.ok("rollout", "status", "deployment/web", "--timeout=60s")
 	contains(t, "rollout pause", c.ok("rollout", "pause", "deployment/web"), "paused")
 	c.ok("set", "image", "deployment/web", "nginx=nginx:2")
@@ -138,4 +121,84 @@ func TestRolloutPauseResume(t *testing.T) {
 	if n := count(c.ok("get", "rs", "-o", "name")); n != 2 {
 		t.Fatalf("after resume: %d ReplicaSets, want 2", n)
 	}
+}
+
+// TestEndpointSlicesFollowPods: a Service's EndpointSlice shows its pods on
+// the simulated nodes as they turn ready and unready, terminate (serving,
+// not ready) and go.
+func TestEndpointSlicesFollowPods(t *testing.T) {
+	c := namespace(t, "slices")
+	c.deploy("web", 3)
+	c.ok("rollout", "status", "deployment/web", "--timeout=60s")
+	c.ok("expose", "deployment", "web", "--port=80")
+	conditions := func() string {
+		return `jsonpath={range .items[*].endpoints[*]}{.targetRef.name}={.conditions.ready}/{.conditions.serving}/{.conditions.terminating} {end}`
+	}
+	slices := func() map[string]string {
+		out := c.ok("get", "endpointslices", "-l", "kubernetes.io/service-name=web", "-o", conditions())
+		m := map[string]string{}
+		for _, f := range strings.Fields(out) {
+			name, cond, _ := strings.Cut(f, "=")
+			m[name] = cond
+		}
+		return m
+	}
+	waitFor := func(what string, ok func(map[string]string) bool) map[string]string {
+		t.Helper()
+		deadline := time.Now().Add(30 * time.Second)
+		for {
+			m := slices()
+			if ok(m) {
+				return m
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: slice endpoints are %v after 30 s", what, m)
+			}
+			time.Sleep(200 * time.Millisecond)
+		}
+	}
+	all := func(cond string, n int) func(map[string]string) bool {
+		return func(m map[string]string) bool {
+			if len(m) != n {
+				return false
+			}
+			for _, v := range m {
+				if v != cond {
+					return false
+				}
+			}
+			return true
+		}
+	}
+	waitFor("three ready endpoints", all("true/true/false", 3))
+	// Each endpoint carries its simulated node and that node's zone.
+	placed := c.ok("get", "endpointslices", "-l", "kubernetes.io/service-name=web", "-o",
+		"jsonpath={range .items[*].endpoints[*]}{.nodeName}@{.zone} {end}")
+	for _, p := range strings.Fields(placed) {
+		node, zone, _ := strings.Cut(p, "@")
+		want := map[string]string{"kt-node-0": "a", "kt-node-1": "b", "kt-node-2": "c"}[node]
+		if want == "" || zone != want {
+			t.Errorf("endpoint on node %q in zone %q (want its node's zone %q)", node, zone, want)
+		}
+	}
+	pods := strings.Fields(c.ok("get", "pods", "-l", "app=web", "-o", "jsonpath={.items[*].metadata.name}"))
+	if len(pods) != 3 {
+		t.Fatalf("pods: %v", pods)
+	}
+	// Unready by annotation: in the slice, not ready and not serving.
+	c.ok("annotate", "pod", pods[0], "svcplane.io/ready=false")
+	waitFor(pods[0]+" unready", func(m map[string]string) bool { return m[pods[0]] == "false/false/false" })
+	c.ok("annotate", "pod", pods[0], "svcplane.io/ready-")
+	waitFor(pods[0]+" ready again", func(m map[string]string) bool { return m[pods[0]] == "true/true/false" })
+
+	// Deleted with a grace period: terminating and still serving, then gone
+	// (and replaced by the ReplicaSet).
+	c.ok("delete", "pod", pods[1], "--grace-period=5", "--wait=false")
+	waitFor(pods[1]+" terminating", func(m map[string]string) bool { return m[pods[1]] == "false/true/true" })
+	waitFor(pods[1]+" gone and replaced", func(m map[string]string) bool {
+		_, there := m[pods[1]]
+		return !there && all("true/true/false", 3)(m)
+	})
+	c.ok("scale", "deployment/web", "--replicas=0")
+	waitFor("no endpoints after scaling to 0", func(m map[string]string) bool { return len(m) == 0 })
 }

@@ -75,7 +75,14 @@ func run(m *testing.M) (int, error) {
 		_ = srv.Process.Kill()
 		return 1, fmt.Errorf("%v\nserver log:\n%s", err, tail(serverLog))
 	}
+	agent, err := startNodes(bin, dir)
+	if err != nil {
+		_ = srv.Process.Kill()
+		return 1, err
+	}
 	code := m.Run()
+	_ = agent.Process.Signal(syscall.SIGTERM)
+	_ = agent.Wait()
 	if code != 0 {
 		fmt.Fprintf(os.Stderr, "server log (tail):\n%s\n", tail(serverLog))
 	}
@@ -87,6 +94,35 @@ func run(m *testing.M) (int, error) {
 		return 1, fmt.Errorf("server did not exit within 30s of SIGTERM")
 	}
 	return code, nil
+}
+
+// simNodes are the simulated nodes the tests' pods run on.
+const simNodes = 3
+
+// startNodes runs `svcplane node` with three simulated nodes (zones a, b,
+// c) on the node credentials and waits until they are Ready.
+func startNodes(bin, dir string) (*exec.Cmd, error) {
+	logf, err := os.Create(filepath.Join(dir, "node.log"))
+	if err != nil {
+		return nil, err
+	}
+	agent := exec.Command(bin, "node", "--kubeconfig", filepath.Join(dir, "data", "node-kubeconfig"),
+		"--nodes", fmt.Sprint(simNodes), "--name-prefix", "kt-node-", "--zones", "a,b,c")
+	agent.Stdout, agent.Stderr = logf, logf
+	if err := agent.Start(); err != nil {
+		return nil, err
+	}
+	want := strings.Repeat("True ", simNodes)
+	var out []byte
+	for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
+		out, _ = exec.Command("kubectl", "--kubeconfig", kubeconfig, "get", "nodes", "-o",
+			`jsonpath={range .items[*]}{.status.conditions[?(@.type=="Ready")].status} {end}`).Output()
+		if string(out) == want {
+			return agent, nil
+		}
+	}
+	_ = agent.Process.Kill()
+	return nil, fmt.Errorf("simulated nodes not Ready after 60s (%q); agent log:\n%s", out, tail(logf.Name()))
 }
 
 func waitReady(timeout time.Duration) error {

@@ -1,55 +1,43 @@
 package kubectl
 
 import (
-	"context"
 	"fmt"
 	"strings"
 	"testing"
 	"time"
-
-	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/tools/clientcmd"
 )
 
-// readyLoop plays the node agent for ns until ctx ends: pods become Running
-// and Ready with an IP.
-func readyLoop(ctx context.Context, t *testing.T, ns string) {
-	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := kubernetes.NewForConfigOrDie(cfg)
-	go func() {
-		for n := 0; ctx.Err() == nil; n++ {
-			pods, err := c.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{})
-			if err == nil {
-				for i, p := range pods.Items {
-					if p.DeletionTimestamp != nil || p.Status.Phase == corev1.PodRunning {
-						continue
-					}
-					p.Status.Phase = corev1.PodRunning
-					p.Status.PodIP = fmt.Sprintf("10.251.%d.%d", n%250, i%250+1)
-					p.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue, LastTransitionTime: metav1.Now()}}
-					_, _ = c.CoreV1().Pods(ns).UpdateStatus(ctx, &p, metav1.UpdateOptions{})
-				}
-			}
-			time.Sleep(100 * time.Millisecond)
-		}
-	}()
+// namespace creates a namespace for one test and returns kubectl in it.
+func namespace(t *testing.T, name string) k {
+	t.Helper()
+	k{t: t, bin: "kubectl"}.ok("create", "namespace", name)
+	return k{t: t, bin: "kubectl", ns: name}
+}
+
+// deploy applies a Deployment like `kubectl create deployment NAME
+// --image=nginx:1` (container "nginx", label app=NAME) whose pods have a
+// 2 s grace period: simulated pods serve until it ends.
+func (c k) deploy(name string, replicas int) {
+	c.t.Helper()
+	c.ok("apply", "-f", writeFile(c.t, fmt.Sprintf(`apiVersion: apps/v1
+kind: Deployment
+metadata: {name: %[1]s, labels: {app: %[1]s}}
+spec:
+  replicas: %[2]d
+  selector: {matchLabels: {app: %[1]s}}
+  template:
+    metadata: {labels: {app: %[1]s}}
+    spec:
+      terminationGracePeriodSeconds: 2
+      containers: [{name: nginx, image: "nginx:1"}]
+`, name, replicas)))
 }
 
 // TestRollout drives kubectl's rollout commands against the Deployment and
-// ReplicaSet controllers (a helper marks pods ready until the node agent
-// lands).
+// ReplicaSet controllers, the scheduler and the simulated nodes.
 func TestRollout(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	k{t: t, bin: "kubectl"}.ok("create", "namespace", "rollout")
-	c := k{t: t, bin: "kubectl", ns: "rollout"}
-	readyLoop(ctx, t, "rollout")
-	c.ok("create", "deployment", "web", "--image=nginx:1", "--replicas=3")
+	c := namespace(t, "rollout")
+	c.deploy("web", 3)
 	contains(t, "rollout status", c.ok("rollout", "status", "deployment/web", "--timeout=60s"), "successfully rolled out")
 	c.ok("set", "image", "deployment/web", "nginx=nginx:2")
 	contains(t, "rollout status after set image", c.ok("rollout", "status", "deployment/web", "--timeout=60s"), "successfully rolled out")
