@@ -45,7 +45,9 @@ func (f *fixture) refresh() {
 	ctx := context.Background()
 	fill := func(idx interface {
 		Replace([]interface{}, string) error
-	}, items []interface{}) { _ = idx.Replace(items, "") }
+	}, items []interface{}) {
+		_ = idx.Replace(items, "")
+	}
 	var svcs, eps, slices []interface{}
 	for _, s := range must(f.client.CoreV1().Services("").List(ctx, metav1.ListOptions{})).Items {
 		svcs = append(svcs, s.DeepCopy())
