@@ -147,4 +147,17 @@ type Snapshot struct {
 	Endpoints    map[ServicePortName][]Endpoint
 	Node         Node
 	ServiceCIDRs []netip.Prefix
+	// Changes, when non-nil, names every service port whose ServicePort
+	// or endpoints may differ from the snapshot the same consumer received
+	// before this one (see tracker.Tracker.NextSnapshot). Nil means
+	// unknown: anything may differ (first snapshot, Node or ServiceCIDR
+	// changes, snapshots built by hand).
+	Changes *ChangeSet
+}
+
+// ChangeSet names what changed between two snapshots of one consumer.
+type ChangeSet struct {
+	// Ports whose ServicePort or endpoints may differ (added, updated or
+	// removed).
+	Ports map[ServicePortName]struct{}
 }

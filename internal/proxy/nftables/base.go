@@ -4,10 +4,12 @@ import (
 	"strings"
 
 	"sigs.k8s.io/knftables"
+
+	"github.com/svcplane/svcplane/internal/proxy"
 )
 
 // baseChain declares a chain hooked into netfilter.
-func (r *ruleset) baseChain(name string, typ knftables.BaseChainType, hook knftables.BaseChainHook, prio string) *chainSpec {
+func (r *contribution) baseChain(name string, typ knftables.BaseChainType, hook knftables.BaseChainHook, prio string) *chainDef {
 	c := r.chain(name)
 	p := knftables.BaseChainPriority(prio)
 	c.obj.Type, c.obj.Hook, c.obj.Priority = &typ, &hook, &p
@@ -15,8 +17,10 @@ func (r *ruleset) baseChain(name string, typ knftables.BaseChainType, hook knfta
 }
 
 // planBase declares the fixed part of the table: hooks, dispatch chains
-// of the fixed kind and the shared maps and sets.
-func planBase(r *ruleset, cfg *Config) {
+// of the fixed kind and the shared maps and sets. It depends only on the
+// configuration and the node's addresses.
+func planBase(cfg *Config, node *proxy.Node) *contribution {
+	r := &contribution{}
 	w := cfg.words()
 	addr := w.addrType
 	vmap := func(name, typ string) {
@@ -42,7 +46,12 @@ func planBase(r *ruleset, cfg *Config) {
 		r.addSet(&knftables.Set{Name: setNodePortIPs, Type: addr, Flags: []knftables.SetFlag{knftables.IntervalFlag}}, false)
 		nodePortMatch = w.ip + " daddr @" + setNodePortIPs
 		for _, p := range cfg.NodePortAddresses {
-			r.elem(setNodePortIPs, []string{p.String()})
+			r.elem(setNodePortIPs, p.String(), "")
+		}
+		if cfg.NodePortPrimary {
+			for _, ip := range node.IPs {
+				r.elem(setNodePortIPs, ip.String(), "")
+			}
 		}
 	}
 	daddrKey := w.ip + " daddr . meta l4proto . th dport"
@@ -75,6 +84,7 @@ func planBase(r *ruleset, cfg *Config) {
 	m.add("meta mark and", mark, "== 0 return")
 	m.add("meta mark set meta mark xor", mark)
 	m.add("masquerade fully-random")
+	return r
 }
 
 // masqRule is the first rule of a dispatch chain of the given mode, or "".
