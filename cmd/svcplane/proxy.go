@@ -213,7 +213,7 @@ func runProxy(ctx context.Context, o *proxyOptions) error {
 			run.Run()
 		}
 	})
-	p := nftables.NewProxier(cfg, nft, tr.Snapshot)
+	p := nftables.NewProxier(cfg, nft, tr.NextSnapshot)
 	p.OnSynced = func(res nftables.SyncResult, _, cur *proxy.Snapshot, err error) {
 		if err != nil {
 			klog.ErrorS(err, "Sync failed; retrying with a full sync")

@@ -16,6 +16,12 @@ import (
 func Plan(cfg *Config, snap *proxy.Snapshot) *ruleset {
 	r := newRuleset()
 	r.add(planBase(cfg, &snap.Node))
+	n := 0
+	for _, eps := range snap.Endpoints {
+		n += len(eps)
+	}
+	r.sets[mapEndpointsIP].elems = make(map[string]elemState, n)
+	r.sets[mapServiceIPs].elems = make(map[string]elemState, len(snap.Services))
 	for name, svc := range snap.Services {
 		r.add(planServicePort(cfg, svc, snap.Endpoints[name], &snap.Node))
 	}
@@ -42,9 +48,14 @@ func planServicePort(cfg *Config, svc *proxy.ServicePort, eps []proxy.Endpoint, 
 	if svc.ExternalPolicyLocal {
 		external = local
 	}
+	r.elems = make([]elemDef, 0, len(all)*(2+len(svc.ExternalIPs)+len(svc.LoadBalancerVIPs))+4)
 	for _, ep := range all {
-		ip := ep.IP.String()
-		r.elem(setHairpin, joinParts(ip, ip), "")
+		// Only a pod on this node can reach itself through this node's
+		// rules; endpoints of unknown node are kept to be safe.
+		if ep.IsLocal || ep.NodeName == "" {
+			ip := ep.IP.String()
+			r.elem(setHairpin, joinParts(ip, ip), "")
+		}
 	}
 	proto, port := protoWord(svc.Protocol), strconv.Itoa(int(svc.Port))
 	dests := []destination{{keySpace: keyIP, key: joinParts(svc.ClusterIP.String(), proto, port), proto: proto}}

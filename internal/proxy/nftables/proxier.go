@@ -84,6 +84,7 @@ func (p *Proxier) SyncProxyRules(full bool) (err error) {
 			p.failed(res, snap, err)
 			return err
 		}
+		p.installed = nil // replaced by desired; dropped early to halve peak memory
 		desired = Plan(&p.cfg, snap)
 		writeFull(w, desired, ex, "rules for svcplane proxy")
 	} else {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"os/exec"
+	"slices"
 	"strings"
 
 	"sigs.k8s.io/knftables"
@@ -41,7 +42,8 @@ func (w *txWriter) del(obj knftables.Object)   { w.tx.Delete(obj); w.n++ }
 func (w *txWriter) ops() int                   { return w.n }
 
 func (w *txWriter) elements(op elemOp, set *setState, elems []elemDef) {
-	for _, e := range elems {
+	// Sorted, so a fake's dump (elements in insertion order) is stable.
+	for _, e := range sortElems(slices.Clone(elems)) {
 		el := &knftables.Element{Key: splitParts(e.key)}
 		if set.isMap {
 			el.Map = objName(set.obj)
@@ -73,9 +75,9 @@ type scriptWriter struct {
 	nft   knftables.Interface
 	table string // "<family> <name>"
 	tx    *knftables.Transaction
-	buf bytes.Buffer
-	n   int
-	err error
+	buf   bytes.Buffer
+	n     int
+	err   error
 }
 
 func newScriptWriter(nft knftables.Interface, family knftables.Family) *scriptWriter {
@@ -105,6 +107,7 @@ func (w *scriptWriter) elements(op elemOp, set *setState, elems []elemDef) {
 		return
 	}
 	w.flushTx()
+	w.buf.Grow(len(elems) * (len(elems[0].key) + len(elems[0].value) + 5))
 	for start := 0; start < len(elems); start += elementsPerStatement {
 		end := min(start+elementsPerStatement, len(elems))
 		fmt.Fprintf(&w.buf, "%s element %s %s { ", op, w.table, objName(set.obj))

@@ -156,3 +156,56 @@ func TestInformers(t *testing.T) {
 		t.Errorf("after delete: %v %v", s.Services, s.Endpoints)
 	}
 }
+
+func TestNextSnapshotChanges(t *testing.T) {
+	tr := New(proxy.IPv4, "node-a", nil)
+	web := proxy.ServicePortName{Namespace: "ns", Name: "web", Port: "http", Protocol: proxy.TCP}
+	tr.OnServiceUpdate(key("web"), service("web", nil))
+	if s := tr.NextSnapshot(); s.Changes != nil {
+		t.Fatalf("first NextSnapshot must not claim a change set: %v", s.Changes)
+	}
+	changed := func() []proxy.ServicePortName {
+		t.Helper()
+		s := tr.NextSnapshot()
+		if s.Changes == nil {
+			t.Fatal("no change set")
+		}
+		var out []proxy.ServicePortName
+		for n := range s.Changes.Ports {
+			out = append(out, n)
+		}
+		return out
+	}
+	if got := changed(); len(got) != 0 {
+		t.Errorf("nothing happened, got %v", got)
+	}
+	tr.OnEndpointSliceUpdate(slice("web-a", "web", "10.0.0.1"), false)
+	if got := changed(); len(got) != 1 || got[0] != web {
+		t.Errorf("slice update: %v", got)
+	}
+	// Renaming the port changes both the old and the new name.
+	tr.OnServiceUpdate(key("web"), service("web", func(s *v1.Service) { s.Spec.Ports[0].Name = "https" }))
+	if got := changed(); len(got) != 2 {
+		t.Errorf("port rename: %v", got)
+	}
+	tr.OnServiceUpdate(key("web"), nil)
+	if got := changed(); len(got) != 1 || got[0].Port != "https" {
+		t.Errorf("delete: %v", got)
+	}
+	// A heartbeat-only Node update keeps the change set; a label change drops it.
+	node := &v1.Node{ObjectMeta: metav1.ObjectMeta{Name: "node-a"}}
+	tr.OnNodeUpdate(node)
+	if got := changed(); len(got) != 0 {
+		t.Errorf("unlabelled node: %v", got)
+	}
+	node.Status.Conditions = []v1.NodeCondition{{Type: v1.NodeReady}}
+	tr.OnNodeUpdate(node)
+	if got := changed(); len(got) != 0 {
+		t.Errorf("status-only node update: %v", got)
+	}
+	node.Labels = map[string]string{proxy.LabelTopologyZone: "z"}
+	tr.OnNodeUpdate(node)
+	if s := tr.NextSnapshot(); s.Changes != nil {
+		t.Errorf("zone label change must make the change set unknown")
+	}
+}
