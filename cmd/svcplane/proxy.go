@@ -208,7 +208,7 @@ func runProxy(ctx context.Context, o *proxyOptions) error {
 
 	var run *runner.BoundedFrequencyRunner
 	tr := tracker.New(proxy.IPv4, nodeName, func() {
-		health.QueuedUpdate()
+		health.QueuedUpdate(proxy.IPv4)
 		if run != nil {
 			run.Run()
 		}
@@ -220,8 +220,8 @@ func runProxy(ctx context.Context, o *proxyOptions) error {
 			return
 		}
 		observeSync(m, res)
-		health.SetNodeDeleting(cur.Node.Deleting)
-		health.Updated()
+		health.SyncNode(cur.Node)
+		health.Updated(proxy.IPv4)
 	}
 	run = runner.New(p.SyncProxyRules, o.minSync, o.sync, o.minSync, clock.RealClock{})
 	serve(ctx, o.healthzAddr, health.Handler())

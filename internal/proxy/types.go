@@ -131,7 +131,19 @@ type Node struct {
 	IPs []netip.Addr
 	// Deleting: the Node has a deletionTimestamp.
 	Deleting bool
+	// ToBeDeleted: the Node carries the cluster autoscaler's
+	// ToBeDeletedByClusterAutoscaler taint.
+	ToBeDeleted bool
 }
+
+// Eligible reports whether load balancers should keep sending traffic to
+// the node (kube-proxy's /healthz nodeEligible): not being deleted, not
+// marked for deletion by the cluster autoscaler.
+func (n Node) Eligible() bool { return !n.Deleting && !n.ToBeDeleted }
+
+// TaintToBeDeleted is the cluster autoscaler's taint for nodes it is
+// about to delete.
+const TaintToBeDeleted = "ToBeDeletedByClusterAutoscaler"
 
 // Zone returns the node's topology.kubernetes.io/zone label.
 func (n Node) Zone() string { return n.Labels[LabelTopologyZone] }
