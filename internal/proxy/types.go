@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/netip"
 	"strconv"
+	"time"
 )
 
 // Protocol is a Service port protocol.
@@ -165,6 +166,11 @@ type Snapshot struct {
 	// unknown: anything may differ (first snapshot, Node or ServiceCIDR
 	// changes, snapshots built by hand).
 	Changes *ChangeSet
+	// LastChangeTriggerTimes are the EndpointSlice
+	// endpoints.kubernetes.io/last-change-trigger-time values received
+	// since the consumer's previous snapshot (tracker.NextSnapshot), for
+	// the network programming latency metric.
+	LastChangeTriggerTimes []time.Time
 }
 
 // ChangeSet names what changed between two snapshots of one consumer.

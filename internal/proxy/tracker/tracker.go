@@ -5,6 +5,7 @@ import (
 	"net/netip"
 	"slices"
 	"sync"
+	"time"
 
 	v1 "k8s.io/api/core/v1"
 	discovery "k8s.io/api/discovery/v1"
@@ -33,6 +34,10 @@ type Tracker struct {
 	// (before the first NextSnapshot, or after a Node/ServiceCIDR change).
 	dirty    map[proxy.ServicePortName]struct{}
 	allDirty bool
+	// triggers: last-change-trigger-times since the last NextSnapshot,
+	// only those after start (older ones were programmed before us).
+	triggers []time.Time
+	start    time.Time
 }
 
 // New returns a Tracker for one IP family on the node nodeName; onChange
@@ -50,6 +55,7 @@ func New(family proxy.IPFamily, nodeName string, onChange func()) *Tracker {
 		cidrs:     map[string][]netip.Prefix{},
 		dirty:     map[proxy.ServicePortName]struct{}{},
 		allDirty:  true,
+		start:     time.Now(),
 	}
 }
 
@@ -102,6 +108,9 @@ func (t *Tracker) OnEndpointSliceUpdate(slice *discovery.EndpointSlice, deleted 
 		bySlice[slice.Name] = eps
 	}
 	t.markEndpoints(t.endpoints[svc])
+	if tt := lastChangeTriggerTime(slice); !deleted && tt.After(t.start) {
+		t.triggers = append(t.triggers, tt)
+	}
 	if len(bySlice) == 0 {
 		delete(t.slices, svc)
 		delete(t.endpoints, svc)
@@ -201,6 +210,7 @@ func (t *Tracker) NextSnapshot() *proxy.Snapshot {
 	if !t.allDirty {
 		s.Changes = &proxy.ChangeSet{Ports: t.dirty}
 	}
+	s.LastChangeTriggerTimes, t.triggers = t.triggers, nil
 	t.dirty, t.allDirty = map[proxy.ServicePortName]struct{}{}, false
 	return s
 }
@@ -224,6 +234,21 @@ func (t *Tracker) snapshot() *proxy.Snapshot {
 		s.ServiceCIDRs = append(s.ServiceCIDRs, ps...)
 	}
 	return s
+}
+
+// lastChangeTriggerTime parses the slice's
+// endpoints.kubernetes.io/last-change-trigger-time (zero when absent or
+// malformed).
+func lastChangeTriggerTime(slice *discovery.EndpointSlice) time.Time {
+	v, ok := slice.Annotations[v1.EndpointsLastChangeTriggerTime]
+	if !ok {
+		return time.Time{}
+	}
+	tt, err := time.Parse(time.RFC3339Nano, v)
+	if err != nil {
+		return time.Time{}
+	}
+	return tt
 }
 
 // handlers adapts typed callbacks to informer event handlers.

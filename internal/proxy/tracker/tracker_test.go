@@ -209,3 +209,21 @@ func TestNextSnapshotChanges(t *testing.T) {
 		t.Errorf("zone label change must make the change set unknown")
 	}
 }
+
+func TestLastChangeTriggerTimes(t *testing.T) {
+	tr := New(proxy.IPv4, "node-a", nil)
+	old := slice("web-a", "web", "10.0.0.1")
+	old.Annotations = map[string]string{v1.EndpointsLastChangeTriggerTime: "2001-01-01T00:00:00Z"}
+	tr.OnEndpointSliceUpdate(old, false)
+	fresh := slice("web-b", "web", "10.0.0.2")
+	when := time.Now().Add(time.Hour).UTC().Truncate(time.Second)
+	fresh.Annotations = map[string]string{v1.EndpointsLastChangeTriggerTime: when.Format(time.RFC3339Nano)}
+	tr.OnEndpointSliceUpdate(fresh, false)
+	s := tr.NextSnapshot()
+	if len(s.LastChangeTriggerTimes) != 1 || !s.LastChangeTriggerTimes[0].Equal(when) {
+		t.Errorf("trigger times %v, want only %v (older than the tracker are ignored)", s.LastChangeTriggerTimes, when)
+	}
+	if s := tr.NextSnapshot(); len(s.LastChangeTriggerTimes) != 0 {
+		t.Errorf("trigger times handed out twice: %v", s.LastChangeTriggerTimes)
+	}
+}

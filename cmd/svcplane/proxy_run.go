@@ -1,0 +1,253 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	"k8s.io/klog/v2"
+	"k8s.io/utils/clock"
+
+	"github.com/svcplane/svcplane/internal/proxy"
+	"github.com/svcplane/svcplane/internal/proxy/conntrack"
+	"github.com/svcplane/svcplane/internal/proxy/healthcheck"
+	"github.com/svcplane/svcplane/internal/proxy/metrics"
+	"github.com/svcplane/svcplane/internal/proxy/nftables"
+	"github.com/svcplane/svcplane/internal/proxy/runner"
+	"github.com/svcplane/svcplane/internal/proxy/tracker"
+)
+
+// runProxy runs the proxy with the client from --kubeconfig (or the
+// in-cluster config) until ctx ends.
+func runProxy(ctx context.Context, o *proxyOptions) error {
+	rc, err := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(
+		&clientcmd.ClientConfigLoadingRules{ExplicitPath: o.kubeconfig}, &clientcmd.ConfigOverrides{}).ClientConfig()
+	if err != nil {
+		return err
+	}
+	return runProxyForConfig(ctx, o, rc)
+}
+
+// runProxyForConfig runs the proxy against the API server of rc until ctx
+// ends. `svcplane up` calls it in-process for the local node with
+// newProxyOptions() (hostname set to the node's name).
+func runProxyForConfig(ctx context.Context, o *proxyOptions, rc *rest.Config) error {
+	client, err := kubernetes.NewForConfig(rc)
+	if err != nil {
+		return err
+	}
+	return runProxyWithClient(ctx, o, client)
+}
+
+// proxyNodeName is --hostname-override or the host name, lower-cased.
+func (o *proxyOptions) proxyNodeName() (string, error) {
+	name := o.hostname
+	if name == "" {
+		var err error
+		if name, err = os.Hostname(); err != nil {
+			return "", err
+		}
+	}
+	return strings.ToLower(strings.TrimSpace(name)), nil
+}
+
+// runProxyWithClient runs one nftables Proxier per IP family the cluster
+// uses, fed by one set of informers, synced by one bounded-frequency
+// runner, with health, metrics, per-Service health checks and UDP
+// conntrack cleanup.
+func runProxyWithClient(ctx context.Context, o *proxyOptions, client kubernetes.Interface) error {
+	if o.mode != "" && o.mode != "nftables" {
+		return fmt.Errorf("proxy mode %q is not implemented yet (nftables is)", o.mode)
+	}
+	nodeName, err := o.proxyNodeName()
+	if err != nil {
+		return err
+	}
+	families, err := o.proxyFamilies(ctx, client, nodeName)
+	if err != nil {
+		return err
+	}
+	reg := prometheus.NewRegistry()
+	m := metrics.New(reg)
+	health := healthcheck.NewProxyHealth(clock.RealClock{}, 2*o.sync)
+	health.OnRequest = func(path string, code int) { m.ObserveHealthRequest(path, healthcheck.CodeLabel(code)) }
+	svcHealth := newServiceHealth(healthcheck.NewServiceHealthServer(nil, health.IsHealthy, nil))
+	defer svcHealth.server.Close()
+
+	var run *runner.BoundedFrequencyRunner
+	var trackers []*tracker.Tracker
+	var proxiers []*nftables.Proxier
+	for _, fam := range families {
+		tr := tracker.New(fam, nodeName, func() {
+			health.QueuedUpdate(fam)
+			if run != nil {
+				run.Run()
+			}
+		})
+		p, err := o.newFamilyProxier(fam, tr, m, health, svcHealth)
+		if err != nil {
+			return err
+		}
+		trackers, proxiers = append(trackers, tr), append(proxiers, p)
+	}
+	run = runner.New(func(full bool) error {
+		var errs []error
+		for _, p := range proxiers {
+			errs = append(errs, p.SyncProxyRules(full))
+		}
+		return errors.Join(errs...)
+	}, o.minSync, o.sync, o.minSync, clock.RealClock{})
+	serve(ctx, o.healthzAddr, health.Handler())
+	serve(ctx, o.metricsAddr, promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
+	if err := tracker.StartAll(ctx, client, tracker.Options{WatchServiceCIDRs: true}, trackers...); err != nil {
+		return err
+	}
+	klog.InfoS("Proxy started", "node", nodeName, "mode", "nftables", "families", families)
+	run.Loop(ctx)
+	return nil
+}
+
+// newFamilyProxier builds one family's Proxier and what runs after each
+// of its syncs.
+func (o *proxyOptions) newFamilyProxier(fam proxy.IPFamily, tr *tracker.Tracker, m *metrics.Metrics,
+	health *healthcheck.ProxyHealth, svcHealth *serviceHealth) (*nftables.Proxier, error) {
+	cfg, err := o.backendConfig(fam)
+	if err != nil {
+		return nil, err
+	}
+	nft, err := nftables.NewInterface(fam)
+	if err != nil {
+		return nil, fmt.Errorf("nftables for IPv%d: %w", fam, err)
+	}
+	ct := conntrack.New()
+	p := nftables.NewProxier(cfg, nft, tr.NextSnapshot)
+	p.OnSynced = func(res nftables.SyncResult, _, cur *proxy.Snapshot, err error) {
+		if err != nil {
+			klog.ErrorS(err, "Sync failed; retrying with a full sync", "family", fam)
+			return
+		}
+		now := time.Now()
+		m.ObserveSync(res.Full, res.Duration, res.Changes, now)
+		m.ObserveNetworkProgramming(cur.LastChangeTriggerTimes, now)
+		health.SyncNode(cur.Node)
+		health.Updated(fam)
+		svcHealth.update(fam, cur)
+		var ports map[proxy.ServicePortName]struct{}
+		if !res.Full && cur.Changes != nil {
+			ports = cur.Changes.Ports
+		}
+		if n, err := conntrack.CleanStaleEntries(ct, cur, ports); err != nil {
+			klog.ErrorS(err, "Deleting stale UDP conntrack entries failed", "family", fam)
+		} else if n > 0 {
+			klog.V(2).InfoS("Deleted stale UDP conntrack entries", "family", fam, "entries", n)
+		}
+	}
+	return p, nil
+}
+
+// proxyFamilies: both families when the cluster CIDRs or the Node's
+// addresses span both (dual-stack: one Proxier each); otherwise the
+// family of the node's primary address; IPv4 when nothing tells.
+func (o *proxyOptions) proxyFamilies(ctx context.Context, client kubernetes.Interface, nodeName string) ([]proxy.IPFamily, error) {
+	cidrs, err := o.clusterCIDRs()
+	if err != nil {
+		return nil, err
+	}
+	var addrs []string
+	for _, p := range cidrs {
+		addrs = append(addrs, p.Addr().String())
+	}
+	getCtx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	if node, err := client.CoreV1().Nodes().Get(getCtx, nodeName, metav1.GetOptions{}); err == nil {
+		for _, a := range node.Status.Addresses {
+			addrs = append(addrs, a.Address)
+		}
+	} else {
+		klog.InfoS("Cannot read the node to detect its IP families", "node", nodeName, "err", err)
+	}
+	return familiesOf(addrs), nil
+}
+
+// familiesOf returns the families of the parseable addresses, the first
+// one's family first; [IPv4] when there are none.
+func familiesOf(addrs []string) []proxy.IPFamily {
+	var out []proxy.IPFamily
+	for _, s := range addrs {
+		ip := net.ParseIP(s)
+		if ip == nil {
+			continue
+		}
+		f := proxy.IPv6
+		if ip.To4() != nil {
+			f = proxy.IPv4
+		}
+		if len(out) == 0 || (len(out) == 1 && out[0] != f) {
+			out = append(out, f)
+		}
+	}
+	if len(out) == 0 {
+		return []proxy.IPFamily{proxy.IPv4}
+	}
+	return out
+}
+
+// serviceHealth merges the families' health-checked Services into the
+// one per-Service health server.
+type serviceHealth struct {
+	server    *healthcheck.ServiceHealthServer
+	mu        sync.Mutex
+	services  map[proxy.IPFamily]map[healthcheck.ServiceName]uint16
+	endpoints map[proxy.IPFamily]map[healthcheck.ServiceName]int
+}
+
+func newServiceHealth(s *healthcheck.ServiceHealthServer) *serviceHealth {
+	return &serviceHealth{server: s, services: map[proxy.IPFamily]map[healthcheck.ServiceName]uint16{},
+		endpoints: map[proxy.IPFamily]map[healthcheck.ServiceName]int{}}
+}
+
+func (s *serviceHealth) update(fam proxy.IPFamily, snap *proxy.Snapshot) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.services[fam], s.endpoints[fam] = healthcheck.FromSnapshot(snap)
+	services, endpoints := map[healthcheck.ServiceName]uint16{}, map[healthcheck.ServiceName]int{}
+	for f := range s.services {
+		for n, port := range s.services[f] {
+			services[n] = port
+		}
+		for n, c := range s.endpoints[f] {
+			endpoints[n] += c
+		}
+	}
+	_ = s.server.SyncServices(services) // failures are logged and retried next sync
+	s.server.SyncEndpoints(endpoints)
+}
+
+// serve runs an HTTP server on addr until ctx ends ("" = off).
+func serve(ctx context.Context, addr string, h http.Handler) {
+	if addr == "" {
+		return
+	}
+	if strings.HasPrefix(addr, ":") || !strings.Contains(addr, ":") {
+		addr = net.JoinHostPort("0.0.0.0", strings.TrimPrefix(addr, ":"))
+	}
+	srv := &http.Server{Addr: addr, Handler: h, ReadHeaderTimeout: 5 * time.Second}
+	go func() {
+		if err := srv.ListenAndServe(); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			klog.ErrorS(err, "HTTP server failed", "address", addr)
+		}
+	}()
+	go func() { <-ctx.Done(); _ = srv.Close() }()
+}
