@@ -30,12 +30,16 @@ func planBase(cfg *Config, node *proxy.Node) *contribution {
 	vmap(mapServiceNodePorts, "inet_proto . inet_service")
 	vmap(mapNoEndpointIPs, addr+" . inet_proto . inet_service")
 	vmap(mapNoEndpointNodePts, "inet_proto . inet_service")
-	// The value is typed "tcp dport": nft 1.0.6 cannot read back a
-	// "th dport" typeof from the kernel; the data type is the same.
-	r.addMap(&knftables.Map{Name: mapEndpointsIP,
-		TypeOf: w.ip + " daddr . meta l4proto . th dport . numgen random mod 1 : " + w.ip + " daddr . tcp dport"})
-	r.addMap(&knftables.Map{Name: mapEndpointsNodePort,
-		TypeOf: "meta l4proto . th dport . numgen random mod 1 : " + w.ip + " daddr . tcp dport"})
+	// One endpoint map per protocol: the value's port is typed by the
+	// protocol ("udp dport"), consistent with the dispatch chain reading
+	// it; nft 1.0.6 can neither read back a "th dport" value typeof nor
+	// accept a "tcp dport" value in a UDP chain's dnat.
+	for _, proto := range []string{"tcp", "udp", "sctp"} {
+		r.addMap(&knftables.Map{Name: endpointsMap(keyIP, proto),
+			TypeOf: w.ip + " daddr . meta l4proto . th dport . numgen random mod 1 : " + w.ip + " daddr . " + proto + " dport"})
+		r.addMap(&knftables.Map{Name: endpointsMap(keyNodePort, proto),
+			TypeOf: "meta l4proto . th dport . numgen random mod 1 : " + w.ip + " daddr . " + proto + " dport"})
+	}
 	r.addSet(&knftables.Set{Name: setHairpin, Type: addr + " . " + addr}, false)
 	r.addSet(&knftables.Set{Name: setFirewallIPs, Type: addr + " . inet_proto . inet_service"}, false)
 	r.addSet(&knftables.Set{Name: setFirewallAllow, Type: addr + " . inet_proto . inet_service . " + addr,

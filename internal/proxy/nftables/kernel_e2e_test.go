@@ -63,7 +63,11 @@ func newNetlab(t *testing.T) *netlab {
 	if err != nil {
 		t.Fatal(err)
 	}
-	l := &netlab{t: t, prefix: fmt.Sprintf("spx%d-", os.Getpid()), self: self}
+	prefix := os.Getenv("SVCPLANE_E2E_NETNS_PREFIX") // keeps names apart on a shared machine
+	if prefix == "" {
+		prefix = "spx"
+	}
+	l := &netlab{t: t, prefix: fmt.Sprintf("%s%d-", prefix, os.Getpid()), self: self}
 	for _, n := range []string{"node", "client", "b1", "b2"} {
 		l.run("ip", "netns", "add", l.ns(n))
 		t.Cleanup(func() { _ = exec.Command("ip", "netns", "del", l.ns(n)).Run() })

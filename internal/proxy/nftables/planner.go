@@ -20,7 +20,7 @@ func Plan(cfg *Config, snap *proxy.Snapshot) *ruleset {
 	for _, eps := range snap.Endpoints {
 		n += len(eps)
 	}
-	r.sets[mapEndpointsIP].elems = make(map[string]elemState, n)
+	r.sets[endpointsMap(keyIP, "tcp")].elems = make(map[string]elemState, n)
 	r.sets[mapServiceIPs].elems = make(map[string]elemState, len(snap.Services))
 	for name, svc := range snap.Services {
 		r.add(planServicePort(cfg, svc, snap.Endpoints[name], &snap.Node))
@@ -117,10 +117,10 @@ func noEndpointMap(keySpace string) string {
 func planDispatch(r *contribution, cfg *Config, d destination, mode string, targets []proxy.Endpoint) string {
 	// The rule names the protocol ("udp dport", not "th dport"): nft 1.0.6
 	// turns a "th dport" in a map lookup into "tcp dport".
-	epMap, proto := mapEndpointsIP, d.proto
+	proto := d.proto
+	epMap := endpointsMap(d.keySpace, proto)
 	keyExpr := cfg.words().ip + " daddr . meta l4proto . " + proto + " dport"
 	if d.keySpace == keyNodePort {
-		epMap = mapEndpointsNodePort
 		keyExpr = "meta l4proto . " + proto + " dport"
 	}
 	for i, ep := range targets {
@@ -158,7 +158,8 @@ func planAffinityEndpoints(r *contribution, cfg *Config, svc *proxy.ServicePort,
 			Flags: []knftables.SetFlag{knftables.DynamicFlag, knftables.TimeoutFlag}, Timeout: &timeout}, true)
 		c := r.chain(name)
 		c.add("update @"+name, "{", ip, "saddr }")
-		c.add("dnat to", ep.String())
+		// dnat to ip:port needs a transport protocol match before it.
+		c.add("meta l4proto", protoWord(svc.Protocol), "dnat to", ep.String())
 	}
 }
 
@@ -179,7 +180,7 @@ func planAffinityChain(r *contribution, cfg *Config, svc *proxy.ServicePort, ext
 	vmap := ""
 	for i, ep := range targets {
 		epName := affinityEndpoint(svc.Name, ep)
-		c.add(ip, "saddr @"+epName, "dnat to", ep.String())
+		c.add(ip, "saddr @"+epName, "meta l4proto", protoWord(svc.Protocol), "dnat to", ep.String())
 		if i > 0 {
 			vmap += " , "
 		}
