@@ -64,9 +64,10 @@ func (o *proxyOptions) proxyNodeName() (string, error) {
 }
 
 // runProxyWithClient runs one nftables Proxier per IP family the cluster
-// uses, fed by one set of informers, synced by one bounded-frequency
-// runner, with health, metrics, per-Service health checks and UDP
-// conntrack cleanup.
+// uses (the second family is dropped, with a log, when its nftables is
+// unusable), fed by one set of informers, each synced by its own
+// bounded-frequency runner, with health, metrics, per-Service health
+// checks and UDP conntrack cleanup.
 func runProxyWithClient(ctx context.Context, o *proxyOptions, client kubernetes.Interface) error {
 	if o.mode != "" && o.mode != "nftables" {
 		return fmt.Errorf("proxy mode %q is not implemented yet (nftables is)", o.mode)
@@ -86,10 +87,10 @@ func runProxyWithClient(ctx context.Context, o *proxyOptions, client kubernetes.
 	svcHealth := newServiceHealth(healthcheck.NewServiceHealthServer(nil, health.IsHealthy, nil))
 	defer svcHealth.server.Close()
 
-	var run *runner.BoundedFrequencyRunner
 	var trackers []*tracker.Tracker
-	var proxiers []*nftables.Proxier
-	for _, fam := range families {
+	var runners []*runner.BoundedFrequencyRunner
+	for i, fam := range families {
+		var run *runner.BoundedFrequencyRunner
 		tr := tracker.New(fam, nodeName, func() {
 			health.QueuedUpdate(fam)
 			if run != nil {
@@ -97,25 +98,29 @@ func runProxyWithClient(ctx context.Context, o *proxyOptions, client kubernetes.
 			}
 		})
 		p, err := o.newFamilyProxier(fam, tr, m, health, svcHealth)
-		if err != nil {
+		if err != nil && i > 0 {
+			klog.ErrorS(err, "Running single-stack", "family", families[0])
+			break
+		} else if err != nil {
 			return err
 		}
-		trackers, proxiers = append(trackers, tr), append(proxiers, p)
+		// One runner per family: a family whose syncs fail retries on its
+		// own without forcing full syncs on the other.
+		run = runner.New(p.SyncProxyRules, o.minSync, o.sync, o.minSync, clock.RealClock{})
+		trackers, runners = append(trackers, tr), append(runners, run)
 	}
-	run = runner.New(func(full bool) error {
-		var errs []error
-		for _, p := range proxiers {
-			errs = append(errs, p.SyncProxyRules(full))
-		}
-		return errors.Join(errs...)
-	}, o.minSync, o.sync, o.minSync, clock.RealClock{})
 	serve(ctx, o.healthzAddr, health.Handler())
 	serve(ctx, o.metricsAddr, promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
 	if err := tracker.StartAll(ctx, client, tracker.Options{WatchServiceCIDRs: true}, trackers...); err != nil {
 		return err
 	}
-	klog.InfoS("Proxy started", "node", nodeName, "mode", "nftables", "families", families)
-	run.Loop(ctx)
+	klog.InfoS("Proxy started", "node", nodeName, "mode", "nftables", "families", families[:len(runners)])
+	var wg sync.WaitGroup
+	for _, run := range runners {
+		wg.Add(1)
+		go func() { defer wg.Done(); run.Loop(ctx) }()
+	}
+	wg.Wait()
 	return nil
 }
 
