@@ -69,19 +69,25 @@ func e2eStates() map[string][]runtime.Object {
 		"one":  {web, one, udp, udpSlice},
 		"none": {web},
 	}
-	for name, objs := range moreE2EStates() {
-		states[name] = objs
+	for _, more := range []map[string][]runtime.Object{moreE2EStates(), ipv6E2EStates()} {
+		for name, objs := range more {
+			states[name] = objs
+		}
 	}
 	return states
 }
 
 func runSyncSteps(steps []string) error {
-	nft, err := NewInterface(proxy.IPv4)
+	family := proxy.IPv4
+	if os.Getenv("FAMILY") == "6" {
+		family = proxy.IPv6
+	}
+	nft, err := NewInterface(family)
 	if err != nil {
 		return err
 	}
 	var snap *proxy.Snapshot
-	p := NewProxier(Config{Family: proxy.IPv4}, nft, func() *proxy.Snapshot { return snap })
+	p := NewProxier(Config{Family: family}, nft, func() *proxy.Snapshot { return snap })
 	var ctErr error
 	p.OnSynced = func(_ SyncResult, _, cur *proxy.Snapshot, err error) {
 		if err == nil {
@@ -89,7 +95,7 @@ func runSyncSteps(steps []string) error {
 		}
 	}
 	for i, s := range steps {
-		snap = proxytest.Snapshot(proxy.IPv4, e2eStates()[s]...)
+		snap = proxytest.Snapshot(family, e2eStates()[s]...)
 		if err := p.SyncProxyRules(i == 0); err != nil {
 			return err
 		}
