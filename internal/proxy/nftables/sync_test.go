@@ -1,6 +1,8 @@
 package nftables
 
 import (
+	"context"
+	"errors"
 	"slices"
 	"strings"
 	"testing"
@@ -189,5 +191,57 @@ func TestExpandElements(t *testing.T) {
 	want := []string{"add element ip t m { 1 . 2 : a }", "add element ip t m { 3 . 4 : b }"}
 	if !slices.Equal(got, want) {
 		t.Errorf("got %q", got)
+	}
+}
+
+// failingNFT fails the next Run when failNext is set.
+type failingNFT struct {
+	*knftables.Fake
+	failNext bool
+}
+
+func (f *failingNFT) Run(ctx context.Context, tx *knftables.Transaction) error {
+	if f.failNext {
+		f.failNext = false
+		return errors.New("injected failure")
+	}
+	return f.Fake.Run(ctx, tx)
+}
+
+// TestFailedSyncIsFollowedByFullSync: after a failed partial sync the
+// installed state is unknown, so the next sync is full, even when asked
+// for a partial one, and leaves the table as a fresh full sync would.
+func TestFailedSyncIsFollowedByFullSync(t *testing.T) {
+	cfg := configFor(proxytest.ProxyConfig{ClusterCIDR: proxytest.PodCIDR})
+	nft := &failingNFT{Fake: knftables.NewFake(knftables.IPv4Family, TableName)}
+	web := proxytest.Svc("web", "10.96.0.10", 80)
+	snap := proxytest.Snapshot(proxy.IPv4, web, proxytest.Slice("web", 8080, "10.244.1.2@"+proxytest.NodeName))
+	p := NewProxier(cfg, nft, func() *proxy.Snapshot { return snap })
+	var results []SyncResult
+	p.OnSynced = func(res SyncResult, _, _ *proxy.Snapshot, err error) {
+		if err == nil {
+			results = append(results, res)
+		}
+	}
+	if err := p.SyncProxyRules(true); err != nil {
+		t.Fatal(err)
+	}
+	snap = proxytest.Snapshot(proxy.IPv4, web, proxytest.Slice("web", 8080, "10.244.2.3@"+proxytest.OtherNode))
+	nft.failNext = true
+	if err := p.SyncProxyRules(false); err == nil {
+		t.Fatal("the injected failure was not reported")
+	}
+	if err := p.SyncProxyRules(false); err != nil {
+		t.Fatal(err)
+	}
+	if len(results) != 2 || !results[1].Full {
+		t.Fatalf("the sync after a failure should be full: %+v", results)
+	}
+	want := knftables.NewFake(knftables.IPv4Family, TableName)
+	if err := NewProxier(cfg, want, func() *proxy.Snapshot { return snap }).SyncProxyRules(true); err != nil {
+		t.Fatal(err)
+	}
+	if nft.Dump() != want.Dump() {
+		t.Errorf("after recovery:\n%s\nwant:\n%s", nft.Dump(), want.Dump())
 	}
 }
