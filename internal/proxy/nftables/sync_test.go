@@ -3,6 +3,7 @@ package nftables
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -109,6 +110,11 @@ func (t teeWriter) add(o knftables.Object)   { t.a.add(o); t.b.add(o) }
 func (t teeWriter) flush(o knftables.Object) { t.a.flush(o); t.b.flush(o) }
 func (t teeWriter) del(o knftables.Object)   { t.a.del(o); t.b.del(o) }
 func (t teeWriter) ops() int                 { return t.a.ops() }
+func (t teeWriter) allElements(s *setState) {
+	es := setElements(s) // both writers get the same order
+	t.a.elements(addOp, s, es)
+	t.b.elements(addOp, s, es)
+}
 func (t teeWriter) elements(op elemOp, s *setState, es []elemDef) {
 	t.a.elements(op, s, es)
 	t.b.elements(op, s, es)
@@ -243,5 +249,36 @@ func TestFailedSyncIsFollowedByFullSync(t *testing.T) {
 	}
 	if nft.Dump() != want.Dump() {
 		t.Errorf("after recovery:\n%s\nwant:\n%s", nft.Dump(), want.Dump())
+	}
+}
+
+// TestScriptAllElements: streaming a set's elements straight from the
+// table gives the same statements as the batched path, split every
+// elementsPerStatement elements.
+func TestScriptAllElements(t *testing.T) {
+	fake := knftables.NewFake(knftables.IPv4Family, TableName)
+	set := &setState{obj: &knftables.Map{Name: "m"}, isMap: true, elems: map[string]elemState{}}
+	for i := 0; i < 2*elementsPerStatement+5; i++ {
+		set.elems[fmt.Sprintf("10.0.%d.%d . tcp . 80", i/256, i%256)] = elemState{value: "goto c", refs: 1}
+	}
+	expanded := func(write func(w *scriptWriter)) ([]string, int) {
+		w := newScriptWriter(fake, knftables.IPv4Family)
+		write(w)
+		script, err := w.script()
+		if err != nil {
+			t.Fatal(err)
+		}
+		statements := strings.Split(strings.TrimSpace(string(script)), "\n")
+		var out []string
+		for _, l := range statements {
+			out = append(out, expandElements(l)...)
+		}
+		slices.Sort(out)
+		return out, len(statements)
+	}
+	streamed, n := expanded(func(w *scriptWriter) { w.allElements(set) })
+	batched, _ := expanded(func(w *scriptWriter) { w.elements(addOp, set, setElements(set)) })
+	if n != 3 || len(streamed) != len(set.elems) || !slices.Equal(streamed, batched) {
+		t.Errorf("streamed %d elements in %d statements; equal to batched: %v", len(streamed), n, slices.Equal(streamed, batched))
 	}
 }

@@ -37,12 +37,7 @@ func writeFull(w writer, desired *ruleset, ex existing, comment string) {
 		}
 	}
 	for _, name := range sets {
-		s := desired.sets[name]
-		batch := make([]elemDef, 0, len(s.elems))
-		for k, e := range s.elems {
-			batch = append(batch, elemDef{set: name, key: k, value: e.value})
-		}
-		w.elements(addOp, s, batch)
+		w.allElements(desired.sets[name])
 	}
 	for _, name := range ex.chains {
 		if desired.chains[name] == nil {

@@ -25,6 +25,8 @@ type writer interface {
 	flush(obj knftables.Object)
 	del(obj knftables.Object)
 	elements(op elemOp, set *setState, elems []elemDef)
+	// allElements adds every element of the set.
+	allElements(set *setState)
 	// ops counts objects and elements written.
 	ops() int
 }
@@ -60,6 +62,17 @@ func (w *txWriter) elements(op elemOp, set *setState, elems []elemDef) {
 		}
 		w.n++
 	}
+}
+
+func (w *txWriter) allElements(set *setState) { w.elements(addOp, set, setElements(set)) }
+
+// setElements lists a set's elements.
+func setElements(set *setState) []elemDef {
+	out := make([]elemDef, 0, len(set.elems))
+	for k, e := range set.elems {
+		out = append(out, elemDef{set: objName(set.obj), key: k, value: e.value})
+	}
+	return out
 }
 
 func splitParts(s string) []string { return strings.Split(s, " . ") }
@@ -124,6 +137,34 @@ func (w *scriptWriter) elements(op elemOp, set *setState, elems []elemDef) {
 		w.buf.WriteString(" }\n")
 	}
 	w.n += len(elems)
+}
+
+// allElements writes the set's elements straight from the table, without
+// an intermediate list (a full sync's largest transient allocation).
+func (w *scriptWriter) allElements(set *setState) {
+	if len(set.elems) == 0 {
+		return
+	}
+	w.flushTx()
+	i := 0
+	for k, e := range set.elems {
+		if i%elementsPerStatement == 0 {
+			if i > 0 {
+				w.buf.WriteString(" }\n")
+			}
+			fmt.Fprintf(&w.buf, "add element %s %s { ", w.table, objName(set.obj))
+		} else {
+			w.buf.WriteString(", ")
+		}
+		w.buf.WriteString(k)
+		if e.value != "" {
+			w.buf.WriteString(" : ")
+			w.buf.WriteString(e.value)
+		}
+		i++
+	}
+	w.buf.WriteString(" }\n")
+	w.n += len(set.elems)
 }
 
 // script returns the whole transaction as nft input.
