@@ -74,6 +74,9 @@ func newNetlab(t *testing.T) *netlab {
 		l.in(n, "ip", "link", "set", "lo", "up")
 	}
 	l.in("node", "sysctl", "-qw", "net.ipv4.ip_forward=1")
+	// Rejections are ICMP errors, which the kernel rate-limits to one a
+	// second by default: each refused test connection would wait for it.
+	l.in("node", "sysctl", "-qw", "net.ipv4.icmp_ratelimit=0")
 	link := func(peer, nodeAddr, peerAddr string) {
 		a, b := "v"+peer, "vn"
 		l.run("ip", "link", "add", a, "netns", l.ns("node"), "type", "veth", "peer", "name", b, "netns", l.ns(peer))
