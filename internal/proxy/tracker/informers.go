@@ -41,9 +41,9 @@ func StartAll(ctx context.Context, client kubernetes.Interface, opts Options, tr
 		return nil
 	}
 	nodeName := trackers[0].nodeName
-	factory := informers.NewSharedInformerFactoryWithOptions(client, opts.ResyncPeriod,
+	factory := informers.NewSharedInformerFactoryWithOptions(client, opts.ResyncPeriod, informers.WithTransform(dropManagedFields),
 		informers.WithTweakListOptions(func(o *metav1.ListOptions) { o.LabelSelector = proxyLabelSelector }))
-	nodeFactory := informers.NewSharedInformerFactoryWithOptions(client, opts.ResyncPeriod,
+	nodeFactory := informers.NewSharedInformerFactoryWithOptions(client, opts.ResyncPeriod, informers.WithTransform(dropManagedFields),
 		informers.WithTweakListOptions(func(o *metav1.ListOptions) {
 			o.FieldSelector = fields.OneTermEqualSelector("metadata.name", nodeName).String()
 		}))
@@ -103,4 +103,14 @@ func addHandlers(add func(cache.SharedIndexInformer, cache.ResourceEventHandler)
 		}
 		t.OnNodeUpdate(n)
 	}))
+}
+
+// dropManagedFields strips metadata.managedFields from cached objects:
+// the proxy never reads them, and they are often the largest part of a
+// Service or EndpointSlice in the informer cache.
+func dropManagedFields(obj any) (any, error) {
+	if m, ok := obj.(metav1.Object); ok {
+		m.SetManagedFields(nil)
+	}
+	return obj, nil
 }

@@ -227,3 +227,15 @@ func TestLastChangeTriggerTimes(t *testing.T) {
 		t.Errorf("trigger times handed out twice: %v", s.LastChangeTriggerTimes)
 	}
 }
+
+func TestDropManagedFields(t *testing.T) {
+	s := service("web", nil)
+	s.ManagedFields = []metav1.ManagedFieldsEntry{{Manager: "kubectl"}}
+	out, err := dropManagedFields(s)
+	if err != nil || out.(*v1.Service).ManagedFields != nil {
+		t.Errorf("managedFields kept: %v %v", out, err)
+	}
+	if out, _ := dropManagedFields("not an object"); out != "not an object" {
+		t.Errorf("non-objects must pass through, got %v", out)
+	}
+}
