@@ -24,7 +24,7 @@ func planBase(cfg *Config, node *proxy.Node) *contribution {
 	w := cfg.words()
 	addr := w.addrType
 	vmap := func(name, typ string) {
-		r.addMap(&knftables.Map{Name: name, Type: typ + " : verdict"})
+		r.addPortMap(&knftables.Map{Name: name, Type: typ + " : verdict"})
 	}
 	vmap(mapServiceIPs, addr+" . inet_proto . inet_service")
 	vmap(mapServiceNodePorts, "inet_proto . inet_service")
@@ -35,15 +35,15 @@ func planBase(cfg *Config, node *proxy.Node) *contribution {
 	// it; nft 1.0.6 can neither read back a "th dport" value typeof nor
 	// accept a "tcp dport" value in a UDP chain's dnat.
 	for _, proto := range []string{"tcp", "udp", "sctp"} {
-		r.addMap(&knftables.Map{Name: endpointsMap(keyIP, proto),
+		r.addPortMap(&knftables.Map{Name: endpointsMap(keyIP, proto),
 			TypeOf: w.ip + " daddr . meta l4proto . th dport . numgen random mod 1 : " + w.ip + " daddr . " + proto + " dport"})
-		r.addMap(&knftables.Map{Name: endpointsMap(keyNodePort, proto),
+		r.addPortMap(&knftables.Map{Name: endpointsMap(keyNodePort, proto),
 			TypeOf: "meta l4proto . th dport . numgen random mod 1 : " + w.ip + " daddr . " + proto + " dport"})
 	}
 	r.addSet(&knftables.Set{Name: setHairpin, Type: addr + " . " + addr}, false)
-	r.addSet(&knftables.Set{Name: setFirewallIPs, Type: addr + " . inet_proto . inet_service"}, false)
-	r.addSet(&knftables.Set{Name: setFirewallAllow, Type: addr + " . inet_proto . inet_service . " + addr,
-		Flags: []knftables.SetFlag{knftables.IntervalFlag}}, false)
+	r.addPortSet(&knftables.Set{Name: setFirewallIPs, Type: addr + " . inet_proto . inet_service"})
+	r.addPortSet(&knftables.Set{Name: setFirewallAllow, Type: addr + " . inet_proto . inet_service . " + addr,
+		Flags: []knftables.SetFlag{knftables.IntervalFlag}})
 
 	nodePortMatch := "fib daddr type local " + w.ip + " daddr != " + w.loopback
 	if len(cfg.NodePortAddresses) > 0 || cfg.NodePortPrimary {

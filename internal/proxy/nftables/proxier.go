@@ -87,6 +87,8 @@ func (p *Proxier) SyncProxyRules(full bool) (err error) {
 		p.installed = nil // replaced by desired; dropped early to halve peak memory
 		desired = Plan(&p.cfg, snap)
 		writeFull(w, desired, ex, "rules for svcplane proxy")
+		desired.forget() // written; partial syncs re-derive per-port elements
+
 	} else {
 		desired = p.installed
 		desired.delta = newDelta()

@@ -27,6 +27,10 @@ type setDef struct {
 	obj knftables.Object // *knftables.Set or *knftables.Map
 	// dynamic sets are filled by the data path (affinity): never flushed.
 	dynamic bool
+	// perPort: every element belongs to exactly one service port (its key
+	// names the port's destination), so the table need not remember them:
+	// a partial sync learns the old ones from the port's old contribution.
+	perPort bool
 }
 
 // elemDef is one element; key and value are their parts joined by " . ",
@@ -51,6 +55,16 @@ func (c *contribution) addSet(s *knftables.Set, dynamic bool) {
 }
 
 func (c *contribution) addMap(m *knftables.Map) { c.sets = append(c.sets, setDef{obj: m}) }
+
+// addPortMap declares a map whose elements each belong to one port.
+func (c *contribution) addPortMap(m *knftables.Map) {
+	c.sets = append(c.sets, setDef{obj: m, perPort: true})
+}
+
+// addPortSet declares a set whose elements each belong to one port.
+func (c *contribution) addPortSet(st *knftables.Set) {
+	c.sets = append(c.sets, setDef{obj: st, perPort: true})
+}
 
 // elem adds an element (value empty for sets).
 func (c *contribution) elem(set, key, value string) {
@@ -78,6 +92,10 @@ type setState struct {
 	obj     knftables.Object
 	dynamic bool
 	isMap   bool
+	// perPort: elems is filled only while a full sync plans and writes;
+	// afterwards (forget) and in partial syncs their changes go to the
+	// delta alone.
+	perPort bool
 	refs    int32
 	elems   map[string]elemState
 }
@@ -108,7 +126,8 @@ func (r *ruleset) add(c *contribution) {
 			continue
 		}
 		_, isMap := sd.obj.(*knftables.Map)
-		r.sets[name] = &setState{obj: sd.obj, dynamic: sd.dynamic, isMap: isMap, refs: 1, elems: map[string]elemState{}}
+		r.sets[name] = &setState{obj: sd.obj, dynamic: sd.dynamic, isMap: isMap, perPort: sd.perPort, refs: 1,
+			elems: map[string]elemState{}}
 	}
 	for _, cd := range c.chains {
 		r.delta.touchChain(r, cd.obj.Name)
@@ -121,6 +140,10 @@ func (r *ruleset) add(c *contribution) {
 	}
 	for _, e := range c.elems {
 		s := r.sets[e.set]
+		if s.perPort && r.delta != nil {
+			r.delta.portElem(e, true)
+			continue
+		}
 		r.delta.touchElem(s, e.set, e.key)
 		es := s.elems[e.key]
 		s.elems[e.key] = elemState{value: e.value, refs: es.refs + 1}
@@ -132,6 +155,10 @@ func (r *ruleset) remove(c *contribution) {
 	for _, e := range c.elems {
 		s := r.sets[e.set]
 		if s == nil {
+			continue
+		}
+		if s.perPort && r.delta != nil {
+			r.delta.portElem(e, false)
 			continue
 		}
 		r.delta.touchElem(s, e.set, e.key)
@@ -160,11 +187,47 @@ func (r *ruleset) remove(c *contribution) {
 	}
 }
 
-// delta is the pre-change state of every object a sync touched.
+// forget drops the elements of per-port sets once a full sync has
+// written them: only partial syncs' deltas carry them from then on.
+func (r *ruleset) forget() {
+	for _, s := range r.sets {
+		if s.perPort {
+			s.elems = nil
+		}
+	}
+}
+
+// delta is the pre-change state of every object a sync touched, and the
+// before/after of every per-port element it touched.
 type delta struct {
 	chains map[string]chainBefore
 	sets   map[string]bool // existed
 	elems  map[elemID]elemBefore
+	port   map[elemID]*portElemChange
+}
+
+// portElemChange: a per-port element's value before the sync (taken back
+// with the old contribution) and after it (added with the new one).
+type portElemChange struct {
+	before, after       string
+	hadBefore, hasAfter bool
+}
+
+func (d *delta) portElem(e elemDef, added bool) {
+	id := elemID{e.set, e.key}
+	c := d.port[id]
+	if c == nil {
+		c = &portElemChange{}
+		d.port[id] = c
+	}
+	// Removals always take back installed contributions and additions put
+	// in new ones, in any order across ports (an element may move from
+	// one port to another in one sync).
+	if added {
+		c.after, c.hasAfter = e.value, true
+	} else if !c.hadBefore {
+		c.before, c.hadBefore = e.value, true
+	}
 }
 
 type chainBefore struct {
@@ -180,7 +243,8 @@ type elemBefore struct {
 }
 
 func newDelta() *delta {
-	return &delta{chains: map[string]chainBefore{}, sets: map[string]bool{}, elems: map[elemID]elemBefore{}}
+	return &delta{chains: map[string]chainBefore{}, sets: map[string]bool{}, elems: map[elemID]elemBefore{},
+		port: map[elemID]*portElemChange{}}
 }
 
 func (d *delta) touchChain(r *ruleset, name string) {

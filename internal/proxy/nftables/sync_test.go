@@ -282,3 +282,35 @@ func TestScriptAllElements(t *testing.T) {
 		t.Errorf("streamed %d elements in %d statements; equal to batched: %v", len(streamed), n, slices.Equal(streamed, batched))
 	}
 }
+
+// TestExternalIPMovesBetweenServices: a per-port element (here an
+// external IP:port) leaves one Service and joins another in one partial
+// sync, whichever port is re-planned first.
+func TestExternalIPMovesBetweenServices(t *testing.T) {
+	cfg := configFor(proxytest.ProxyConfig{ClusterCIDR: proxytest.PodCIDR})
+	withIP := func(s *v1.Service) { s.Spec.ExternalIPs = []string{"192.0.2.10"} }
+	a, b := proxytest.Svc("a", "10.96.0.10", 80, withIP), proxytest.Svc("b", "10.96.0.11", 80)
+	sa, sb := proxytest.Slice("a", 8080, "10.244.1.2@"+proxytest.NodeName), proxytest.Slice("b", 8080, "10.244.2.3@"+proxytest.OtherNode)
+	for i := 0; i < 8; i++ { // map order varies: both orders get exercised
+		tr := tracker.New(proxy.IPv4, proxytest.NodeName, nil)
+		tr.OnNodeUpdate(proxytest.Node())
+		for _, s := range []*v1.Service{a, b} {
+			tr.OnServiceUpdate(svcKey(s), s)
+		}
+		tr.OnEndpointSliceUpdate(sa, false)
+		tr.OnEndpointSliceUpdate(sb, false)
+		fake := knftables.NewFake(knftables.IPv4Family, TableName)
+		p := NewProxier(cfg, fake, tr.NextSnapshot)
+		if err := p.SyncProxyRules(true); err != nil {
+			t.Fatal(err)
+		}
+		a2, b2 := proxytest.Svc("a", "10.96.0.10", 80), proxytest.Svc("b", "10.96.0.11", 80, withIP)
+		tr.OnServiceUpdate(svcKey(a2), a2)
+		tr.OnServiceUpdate(svcKey(b2), b2)
+		if err := p.SyncProxyRules(false); err != nil {
+			t.Fatal(err)
+		}
+		runChecks(t, fake, []proxytest.Check{{Packet: proxytest.Packet{Src: proxytest.OutsideIP, Dst: "192.0.2.10", Proto: "tcp", Port: 80},
+			Want: proxytest.To("10.244.2.3:8080").Masq()}})
+	}
+}

@@ -120,6 +120,17 @@ func writeElementDelta(w writer, r *ruleset, d *delta) {
 			adds[id.set] = append(adds[id.set], elemDef{set: id.set, key: id.key, value: now.value})
 		}
 	}
+	for id, c := range d.port {
+		if r.sets[id.set] == nil {
+			continue
+		}
+		if c.hadBefore && (!c.hasAfter || c.before != c.after) {
+			dels[id.set] = append(dels[id.set], elemDef{set: id.set, key: id.key, value: c.before})
+		}
+		if c.hasAfter && (!c.hadBefore || c.before != c.after) {
+			adds[id.set] = append(adds[id.set], elemDef{set: id.set, key: id.key, value: c.after})
+		}
+	}
 	for _, name := range sortedKeys(dels) {
 		w.elements(deleteOp, r.sets[name], sortElems(dels[name]))
 	}
