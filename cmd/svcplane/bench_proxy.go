@@ -26,6 +26,9 @@ func newBenchProxyCommand() *cobra.Command {
 		Short: "Sync a synthetic cluster into the nftables backend in a fresh network namespace; print sync times and RSS",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if services < 1 || endpoints < 1 {
+				return fmt.Errorf("--services and --endpoints must be at least 1")
+			}
 			if inNetns {
 				stop, err := startProfiles(cpuProfile, memProfile)
 				if err != nil {
