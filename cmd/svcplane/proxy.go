@@ -27,6 +27,9 @@ type proxyOptions struct {
 	nodePortAddresses                                   []string
 	masqueradeAll, cleanup                              bool
 	healthzAddr, metricsAddr                            string
+
+	// deps are the proxy's I/O (real by default; tests swap them).
+	deps proxyDeps
 }
 
 // newProxyOptions returns kube-proxy's defaults.

@@ -19,6 +19,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
+	"sigs.k8s.io/knftables"
 
 	"github.com/svcplane/svcplane/internal/proxy"
 	"github.com/svcplane/svcplane/internal/proxy/conntrack"
@@ -28,6 +29,29 @@ import (
 	"github.com/svcplane/svcplane/internal/proxy/runner"
 	"github.com/svcplane/svcplane/internal/proxy/tracker"
 )
+
+// proxyDeps are the proxy's kernel interfaces; nil fields mean the real
+// ones.
+type proxyDeps struct {
+	nft       func(proxy.IPFamily) (knftables.Interface, error)
+	conntrack conntrack.Interface
+	// synced, when set, is called after each successful sync.
+	synced func(proxy.IPFamily, *proxy.Snapshot)
+}
+
+func (d proxyDeps) newNFT(fam proxy.IPFamily) (knftables.Interface, error) {
+	if d.nft != nil {
+		return d.nft(fam)
+	}
+	return nftables.NewInterface(fam)
+}
+
+func (d proxyDeps) ct() conntrack.Interface {
+	if d.conntrack != nil {
+		return d.conntrack
+	}
+	return conntrack.New()
+}
 
 // runProxy runs the proxy with the client from --kubeconfig (or the
 // in-cluster config) until ctx ends.
@@ -132,11 +156,11 @@ func (o *proxyOptions) newFamilyProxier(fam proxy.IPFamily, tr *tracker.Tracker,
 	if err != nil {
 		return nil, err
 	}
-	nft, err := nftables.NewInterface(fam)
+	nft, err := o.deps.newNFT(fam)
 	if err != nil {
 		return nil, fmt.Errorf("nftables for IPv%d: %w", fam, err)
 	}
-	ct := conntrack.New()
+	ct := o.deps.ct()
 	p := nftables.NewProxier(cfg, nft, tr.NextSnapshot)
 	p.OnSynced = func(res nftables.SyncResult, _, cur *proxy.Snapshot, err error) {
 		if err != nil {
@@ -157,6 +181,9 @@ func (o *proxyOptions) newFamilyProxier(fam proxy.IPFamily, tr *tracker.Tracker,
 			klog.ErrorS(err, "Deleting stale UDP conntrack entries failed", "family", fam)
 		} else if n > 0 {
 			klog.V(2).InfoS("Deleted stale UDP conntrack entries", "family", fam, "entries", n)
+		}
+		if o.deps.synced != nil {
+			o.deps.synced(fam, cur)
 		}
 	}
 	return p, nil
