@@ -109,6 +109,7 @@ func runProxyWithClient(ctx context.Context, o *proxyOptions, client kubernetes.
 	health := healthcheck.NewProxyHealth(clock.RealClock{}, 2*o.sync)
 	health.OnRequest = func(path string, code int) { m.ObserveHealthRequest(path, healthcheck.CodeLabel(code)) }
 	svcHealth := newServiceHealth(healthcheck.NewServiceHealthServer(nil, health.IsHealthy, nil))
+	noLocal := &noLocalGauge{m: m, counts: map[proxy.IPFamily][2]int{}}
 	defer svcHealth.server.Close()
 
 	var trackers []*tracker.Tracker
@@ -121,7 +122,7 @@ func runProxyWithClient(ctx context.Context, o *proxyOptions, client kubernetes.
 				run.Run()
 			}
 		})
-		p, err := o.newFamilyProxier(fam, tr, m, health, svcHealth)
+		p, err := o.newFamilyProxier(fam, tr, m, health, svcHealth, noLocal)
 		if err != nil && i > 0 {
 			klog.ErrorS(err, "Running single-stack", "family", families[0])
 			break
@@ -151,7 +152,7 @@ func runProxyWithClient(ctx context.Context, o *proxyOptions, client kubernetes.
 // newFamilyProxier builds one family's Proxier and what runs after each
 // of its syncs.
 func (o *proxyOptions) newFamilyProxier(fam proxy.IPFamily, tr *tracker.Tracker, m *metrics.Metrics,
-	health *healthcheck.ProxyHealth, svcHealth *serviceHealth) (*nftables.Proxier, error) {
+	health *healthcheck.ProxyHealth, svcHealth *serviceHealth, noLocal *noLocalGauge) (*nftables.Proxier, error) {
 	cfg, err := o.backendConfig(fam)
 	if err != nil {
 		return nil, err
@@ -173,6 +174,8 @@ func (o *proxyOptions) newFamilyProxier(fam proxy.IPFamily, tr *tracker.Tracker,
 		health.SyncNode(cur.Node)
 		health.Updated(fam)
 		svcHealth.update(fam, cur)
+		internal, external := countNoLocalEndpoints(cur)
+		noLocal.set(fam, internal, external)
 		var ports map[proxy.ServicePortName]struct{}
 		if !res.Full && cur.Changes != nil {
 			ports = cur.Changes.Ports
@@ -265,6 +268,49 @@ func (s *serviceHealth) update(fam proxy.IPFamily, snap *proxy.Snapshot) {
 	}
 	_ = s.server.SyncServices(services) // failures are logged and retried next sync
 	s.server.SyncEndpoints(endpoints)
+}
+
+// countNoLocalEndpoints counts, as kube-proxy does for
+// sync_proxy_rules_no_local_endpoints_total, the service ports with
+// endpoints somewhere but none here for their Local internal (internal)
+// or external (external) traffic policy.
+func countNoLocalEndpoints(snap *proxy.Snapshot) (internal, external int) {
+	for name, svc := range snap.Services {
+		extLocal := svc.ExternalPolicyLocal && svc.ExternallyAccessible()
+		if !svc.InternalPolicyLocal && !extLocal {
+			continue
+		}
+		_, local, _, hasAny := proxy.CategorizeEndpoints(snap.Endpoints[name], svc, snap.Node)
+		if !hasAny || len(local) > 0 {
+			continue
+		}
+		if svc.InternalPolicyLocal {
+			internal++
+		}
+		if extLocal {
+			external++
+		}
+	}
+	return internal, external
+}
+
+// noLocalGauge sums the families' counts into the gauge.
+type noLocalGauge struct {
+	m      *metrics.Metrics
+	mu     sync.Mutex
+	counts map[proxy.IPFamily][2]int
+}
+
+func (g *noLocalGauge) set(fam proxy.IPFamily, internal, external int) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.counts[fam] = [2]int{internal, external}
+	var sum [2]int
+	for _, c := range g.counts {
+		sum[0], sum[1] = sum[0]+c[0], sum[1]+c[1]
+	}
+	g.m.SyncProxyRulesNoLocalEPs.WithLabelValues("internal").Set(float64(sum[0]))
+	g.m.SyncProxyRulesNoLocalEPs.WithLabelValues("external").Set(float64(sum[1]))
 }
 
 // serve runs an HTTP server on addr until ctx ends ("" = off).

@@ -88,3 +88,26 @@ func TestRunProxyDualStack(t *testing.T) {
 		t.Errorf("stale UDP entry kept: %v", left)
 	}
 }
+
+func TestCountNoLocalEndpoints(t *testing.T) {
+	name := func(n string) proxy.ServicePortName {
+		return proxy.ServicePortName{Namespace: "ns", Name: n, Protocol: proxy.TCP}
+	}
+	remote := []proxy.Endpoint{{IP: netip.MustParseAddr("10.244.2.3"), Port: 80, Ready: true, Serving: true}}
+	local := []proxy.Endpoint{{IP: netip.MustParseAddr("10.244.1.2"), Port: 80, Ready: true, Serving: true, IsLocal: true}}
+	snap := &proxy.Snapshot{
+		Services: map[proxy.ServicePortName]*proxy.ServicePort{
+			name("int-remote"): {Name: name("int-remote"), InternalPolicyLocal: true},
+			name("ext-remote"): {Name: name("ext-remote"), ExternalPolicyLocal: true, NodePort: 30001},
+			name("ext-local"):  {Name: name("ext-local"), ExternalPolicyLocal: true, NodePort: 30002},
+			name("ext-none"):   {Name: name("ext-none"), ExternalPolicyLocal: true, NodePort: 30003},
+			name("cluster"):    {Name: name("cluster")},
+		},
+		Endpoints: map[proxy.ServicePortName][]proxy.Endpoint{
+			name("int-remote"): remote, name("ext-remote"): remote, name("ext-local"): local, name("cluster"): remote,
+		},
+	}
+	if internal, external := countNoLocalEndpoints(snap); internal != 1 || external != 1 {
+		t.Errorf("internal=%d external=%d, want 1 and 1", internal, external)
+	}
+}
