@@ -20,6 +20,9 @@ const (
 // ones are used. Topology hints narrow cluster endpoints only when every
 // ready endpoint carries them and one matches this node (node hints) or
 // its zone (zone hints). Local policy ignores hints.
+//
+// The returned slices may share the input's backing array (when every
+// endpoint qualifies): like snapshot slices, they must not be modified.
 func CategorizeEndpoints(endpoints []Endpoint, svc *ServicePort, node Node) (clusterEndpoints, localEndpoints, allReachableEndpoints []Endpoint, hasAnyEndpoints bool) {
 	if svc.UsesClusterEndpoints() {
 		zone := node.Zone()
