@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
-	"net/http"
 	"net/netip"
 	"os"
 	"os/signal"
@@ -13,22 +11,12 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/spf13/cobra"
-	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/tools/clientcmd"
-	"k8s.io/klog/v2"
 	kubeproxyconfig "k8s.io/kube-proxy/config/v1alpha1"
-	"k8s.io/utils/clock"
 	"sigs.k8s.io/yaml"
 
 	"github.com/svcplane/svcplane/internal/proxy"
-	"github.com/svcplane/svcplane/internal/proxy/healthcheck"
-	"github.com/svcplane/svcplane/internal/proxy/metrics"
 	"github.com/svcplane/svcplane/internal/proxy/nftables"
-	"github.com/svcplane/svcplane/internal/proxy/runner"
-	"github.com/svcplane/svcplane/internal/proxy/tracker"
 )
 
 // proxyOptions are kube-proxy's settings that svcplane honours, with
@@ -39,11 +27,19 @@ type proxyOptions struct {
 	nodePortAddresses                                   []string
 	masqueradeAll, cleanup                              bool
 	healthzAddr, metricsAddr                            string
+
+	// deps are the proxy's I/O (real by default; tests swap them).
+	deps proxyDeps
+}
+
+// newProxyOptions returns kube-proxy's defaults.
+func newProxyOptions() *proxyOptions {
+	return &proxyOptions{mode: "nftables", minSync: time.Second, sync: 30 * time.Second,
+		healthzAddr: "0.0.0.0:10256", metricsAddr: "127.0.0.1:10249"}
 }
 
 func newProxyCommand() *cobra.Command {
-	o := &proxyOptions{mode: "nftables", minSync: time.Second, sync: 30 * time.Second,
-		healthzAddr: "0.0.0.0:10256", metricsAddr: "127.0.0.1:10249"}
+	o := newProxyOptions()
 	cmd := &cobra.Command{
 		Use:   "proxy",
 		Short: "Run the service proxy on this node (kube-proxy compatible, nftables mode)",
@@ -62,6 +58,12 @@ func newProxyCommand() *cobra.Command {
 			return runProxy(ctx, o)
 		},
 	}
+	o.addFlags(cmd)
+	return cmd
+}
+
+// addFlags declares kube-proxy's flags on cmd, bound to o.
+func (o *proxyOptions) addFlags(cmd *cobra.Command) {
 	f := cmd.Flags()
 	f.StringVar(&o.kubeconfig, "kubeconfig", "", "Path to a kubeconfig (empty: in-cluster config).")
 	f.StringVar(&o.configFile, "config", "", "A KubeProxyConfiguration (kubeproxy.config.k8s.io/v1alpha1) file; flags given explicitly win.")
@@ -75,7 +77,6 @@ func newProxyCommand() *cobra.Command {
 	f.StringVar(&o.healthzAddr, "healthz-bind-address", o.healthzAddr, "Address:port of /healthz and /livez (empty: off).")
 	f.StringVar(&o.metricsAddr, "metrics-bind-address", o.metricsAddr, "Address:port of /metrics (empty: off).")
 	f.BoolVar(&o.cleanup, "cleanup", false, "Remove everything the proxy installed and exit.")
-	return cmd
 }
 
 // loadConfig reads a KubeProxyConfiguration; flags set on the command line
@@ -87,7 +88,7 @@ func (o *proxyOptions) loadConfig(cmd *cobra.Command) error {
 	}
 	var c kubeproxyconfig.KubeProxyConfiguration
 	if err := yaml.UnmarshalStrict(data, &c); err != nil {
-		return fmt.Errorf("%s: %w", o.configFile, err)
+		return fmt.Errorf("%s: not a valid KubeProxyConfiguration: %w", o.configFile, err)
 	}
 	if c.Kind != "" && (c.Kind != "KubeProxyConfiguration" || c.APIVersion != kubeproxyconfig.SchemeGroupVersion.String()) {
 		return fmt.Errorf("%s: want kind KubeProxyConfiguration of %s, got %s %s", o.configFile, kubeproxyconfig.SchemeGroupVersion, c.Kind, c.APIVersion)
@@ -136,19 +137,33 @@ func cleanupProxy(ctx context.Context) error {
 	return errors.Join(errs...)
 }
 
-// backendConfig turns options into the nftables backend's Config.
-func (o *proxyOptions) backendConfig() (nftables.Config, error) {
-	cfg := nftables.Config{Family: proxy.IPv4, MasqueradeAll: o.masqueradeAll}
+// clusterCIDRs parses --cluster-cidr.
+func (o *proxyOptions) clusterCIDRs() ([]netip.Prefix, error) {
+	var out []netip.Prefix
 	for _, s := range strings.Split(o.clusterCIDR, ",") {
 		if s = strings.TrimSpace(s); s == "" {
 			continue
 		}
 		p, err := netip.ParsePrefix(s)
 		if err != nil {
-			return cfg, fmt.Errorf("--cluster-cidr: %w", err)
+			return nil, fmt.Errorf("--cluster-cidr: %w", err)
 		}
-		if proxy.FamilyOf(p.Addr()) == proxy.IPv4 {
-			cfg.ClusterCIDRs = append(cfg.ClusterCIDRs, p.Masked())
+		out = append(out, p.Masked())
+	}
+	return out, nil
+}
+
+// backendConfig turns options into the nftables backend's Config for one
+// family.
+func (o *proxyOptions) backendConfig(family proxy.IPFamily) (nftables.Config, error) {
+	cfg := nftables.Config{Family: family, MasqueradeAll: o.masqueradeAll}
+	cidrs, err := o.clusterCIDRs()
+	if err != nil {
+		return cfg, err
+	}
+	for _, p := range cidrs {
+		if proxy.FamilyOf(p.Addr()) == family {
+			cfg.ClusterCIDRs = append(cfg.ClusterCIDRs, p)
 		}
 	}
 	for _, s := range o.nodePortAddresses {
@@ -160,105 +175,9 @@ func (o *proxyOptions) backendConfig() (nftables.Config, error) {
 		if err != nil {
 			return cfg, fmt.Errorf("--nodeport-addresses: %w", err)
 		}
-		if proxy.FamilyOf(p.Addr()) == proxy.IPv4 {
+		if proxy.FamilyOf(p.Addr()) == family {
 			cfg.NodePortAddresses = append(cfg.NodePortAddresses, p.Masked())
 		}
 	}
 	return cfg, nil
-}
-
-func runProxy(ctx context.Context, o *proxyOptions) error {
-	if o.mode != "" && o.mode != "nftables" {
-		return fmt.Errorf("proxy mode %q is not implemented yet (nftables is)", o.mode)
-	}
-	cfg, err := o.backendConfig()
-	if err != nil {
-		return err
-	}
-	nodeName := o.hostname
-	if nodeName == "" {
-		if nodeName, err = os.Hostname(); err != nil {
-			return err
-		}
-	}
-	nodeName = strings.ToLower(strings.TrimSpace(nodeName))
-	rc, err := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(
-		&clientcmd.ClientConfigLoadingRules{ExplicitPath: o.kubeconfig}, &clientcmd.ConfigOverrides{}).ClientConfig()
-	if err != nil {
-		return err
-	}
-	client, err := kubernetes.NewForConfig(rc)
-	if err != nil {
-		return err
-	}
-	nft, err := nftables.NewInterface(proxy.IPv4)
-	if err != nil {
-		return err
-	}
-	reg := prometheus.NewRegistry()
-	m := metrics.New(reg)
-	health := healthcheck.NewProxyHealth(clock.RealClock{}, 2*o.sync)
-	health.OnRequest = func(path string, code int) {
-		c := m.ProxyLivezTotal
-		if path == "/healthz" {
-			c = m.ProxyHealthzTotal
-		}
-		c.WithLabelValues(healthcheck.CodeLabel(code)).Inc()
-	}
-
-	var run *runner.BoundedFrequencyRunner
-	tr := tracker.New(proxy.IPv4, nodeName, func() {
-		health.QueuedUpdate()
-		if run != nil {
-			run.Run()
-		}
-	})
-	p := nftables.NewProxier(cfg, nft, tr.Snapshot)
-	p.OnSynced = func(res nftables.SyncResult, _, cur *proxy.Snapshot, err error) {
-		if err != nil {
-			klog.ErrorS(err, "Sync failed; retrying with a full sync")
-			return
-		}
-		observeSync(m, res)
-		health.SetNodeDeleting(cur.Node.Deleting)
-		health.Updated()
-	}
-	run = runner.New(p.SyncProxyRules, o.minSync, o.sync, o.minSync, clock.RealClock{})
-	serve(ctx, o.healthzAddr, health.Handler())
-	serve(ctx, o.metricsAddr, promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
-	if err := tr.Start(ctx, client, tracker.Options{WatchServiceCIDRs: true}); err != nil {
-		return err
-	}
-	klog.InfoS("Proxy started", "node", nodeName, "mode", "nftables", "table", "ip "+nftables.TableName)
-	run.Loop(ctx)
-	return nil
-}
-
-func observeSync(m *metrics.Metrics, res nftables.SyncResult) {
-	secs := res.Duration.Seconds()
-	m.SyncProxyRulesLatency.Observe(secs)
-	if res.Full {
-		m.SyncFullProxyRulesLatency.Observe(secs)
-	} else {
-		m.SyncPartialProxyRulesLatency.Observe(secs)
-	}
-	m.SyncProxyRulesLastTimestamp.SetToCurrentTime()
-	m.SyncProxyRulesChanges.Add(float64(res.Changes))
-}
-
-// serve runs an HTTP server on addr until ctx ends ("" = off).
-func serve(ctx context.Context, addr string, h http.Handler) {
-	if addr == "" {
-		return
-	}
-	if strings.HasPrefix(addr, ":") || !strings.Contains(addr, ":") {
-		addr = net.JoinHostPort("0.0.0.0", strings.TrimPrefix(addr, ":"))
-	}
-	srv := &http.Server{Addr: addr, Handler: h, ReadHeaderTimeout: 5 * time.Second}
-	go func() {
-		if err := srv.ListenAndServe(); err != nil && !errors.Is(err, http.ErrServerClosed) {
-			klog.ErrorS(err, "HTTP server failed", "address", addr)
-		}
-	}()
-	go func() { <-ctx.Done(); _ = srv.Close() }()
 }

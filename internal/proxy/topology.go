@@ -20,6 +20,9 @@ const (
 // ones are used. Topology hints narrow cluster endpoints only when every
 // ready endpoint carries them and one matches this node (node hints) or
 // its zone (zone hints). Local policy ignores hints.
+//
+// The returned slices may share the input's backing array (when every
+// endpoint qualifies): like snapshot slices, they must not be modified.
 func CategorizeEndpoints(endpoints []Endpoint, svc *ServicePort, node Node) (clusterEndpoints, localEndpoints, allReachableEndpoints []Endpoint, hasAnyEndpoints bool) {
 	if svc.UsesClusterEndpoints() {
 		zone := node.Zone()
@@ -102,8 +105,23 @@ func availableForTopology(ep Endpoint, mode, nodeName, zone string) bool {
 	return true
 }
 
+// filterEndpoints returns the endpoints keep accepts. When it accepts
+// all, the input slice itself is returned (capacity clipped): snapshot
+// slices are immutable, so sharing saves a copy per port and sync.
 func filterEndpoints(endpoints []Endpoint, keep func(Endpoint) bool) []Endpoint {
-	var out []Endpoint
+	n := 0
+	for _, ep := range endpoints {
+		if keep(ep) {
+			n++
+		}
+	}
+	if n == 0 {
+		return nil
+	}
+	if n == len(endpoints) {
+		return endpoints[:n:n]
+	}
+	out := make([]Endpoint, 0, n)
 	for _, ep := range endpoints {
 		if keep(ep) {
 			out = append(out, ep)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/netip"
 	"strconv"
+	"time"
 )
 
 // Protocol is a Service port protocol.
@@ -131,7 +132,19 @@ type Node struct {
 	IPs []netip.Addr
 	// Deleting: the Node has a deletionTimestamp.
 	Deleting bool
+	// ToBeDeleted: the Node carries the cluster autoscaler's
+	// ToBeDeletedByClusterAutoscaler taint.
+	ToBeDeleted bool
 }
+
+// Eligible reports whether load balancers should keep sending traffic to
+// the node (kube-proxy's /healthz nodeEligible): not being deleted, not
+// marked for deletion by the cluster autoscaler.
+func (n Node) Eligible() bool { return !n.Deleting && !n.ToBeDeleted }
+
+// TaintToBeDeleted is the cluster autoscaler's taint for nodes it is
+// about to delete.
+const TaintToBeDeleted = "ToBeDeletedByClusterAutoscaler"
 
 // Zone returns the node's topology.kubernetes.io/zone label.
 func (n Node) Zone() string { return n.Labels[LabelTopologyZone] }
@@ -147,4 +160,22 @@ type Snapshot struct {
 	Endpoints    map[ServicePortName][]Endpoint
 	Node         Node
 	ServiceCIDRs []netip.Prefix
+	// Changes, when non-nil, names every service port whose ServicePort
+	// or endpoints may differ from the snapshot the same consumer received
+	// before this one (see tracker.Tracker.NextSnapshot). Nil means
+	// unknown: anything may differ (first snapshot, Node or ServiceCIDR
+	// changes, snapshots built by hand).
+	Changes *ChangeSet
+	// LastChangeTriggerTimes are the EndpointSlice
+	// endpoints.kubernetes.io/last-change-trigger-time values received
+	// since the consumer's previous snapshot (tracker.NextSnapshot), for
+	// the network programming latency metric.
+	LastChangeTriggerTimes []time.Time
+}
+
+// ChangeSet names what changed between two snapshots of one consumer.
+type ChangeSet struct {
+	// Ports whose ServicePort or endpoints may differ (added, updated or
+	// removed).
+	Ports map[ServicePortName]struct{}
 }

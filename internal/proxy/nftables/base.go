@@ -4,10 +4,12 @@ import (
 	"strings"
 
 	"sigs.k8s.io/knftables"
+
+	"github.com/svcplane/svcplane/internal/proxy"
 )
 
 // baseChain declares a chain hooked into netfilter.
-func (r *ruleset) baseChain(name string, typ knftables.BaseChainType, hook knftables.BaseChainHook, prio string) *chainSpec {
+func (r *contribution) baseChain(name string, typ knftables.BaseChainType, hook knftables.BaseChainHook, prio string) *chainDef {
 	c := r.chain(name)
 	p := knftables.BaseChainPriority(prio)
 	c.obj.Type, c.obj.Hook, c.obj.Priority = &typ, &hook, &p
@@ -15,34 +17,45 @@ func (r *ruleset) baseChain(name string, typ knftables.BaseChainType, hook knfta
 }
 
 // planBase declares the fixed part of the table: hooks, dispatch chains
-// of the fixed kind and the shared maps and sets.
-func planBase(r *ruleset, cfg *Config) {
+// of the fixed kind and the shared maps and sets. It depends only on the
+// configuration and the node's addresses.
+func planBase(cfg *Config, node *proxy.Node) *contribution {
+	r := &contribution{}
 	w := cfg.words()
 	addr := w.addrType
 	vmap := func(name, typ string) {
-		r.addMap(&knftables.Map{Name: name, Type: typ + " : verdict"})
+		r.addPortMap(&knftables.Map{Name: name, Type: typ + " : verdict"})
 	}
 	vmap(mapServiceIPs, addr+" . inet_proto . inet_service")
 	vmap(mapServiceNodePorts, "inet_proto . inet_service")
 	vmap(mapNoEndpointIPs, addr+" . inet_proto . inet_service")
 	vmap(mapNoEndpointNodePts, "inet_proto . inet_service")
-	// The value is typed "tcp dport": nft 1.0.6 cannot read back a
-	// "th dport" typeof from the kernel; the data type is the same.
-	r.addMap(&knftables.Map{Name: mapEndpointsIP,
-		TypeOf: w.ip + " daddr . meta l4proto . th dport . numgen random mod 1 : " + w.ip + " daddr . tcp dport"})
-	r.addMap(&knftables.Map{Name: mapEndpointsNodePort,
-		TypeOf: "meta l4proto . th dport . numgen random mod 1 : " + w.ip + " daddr . tcp dport"})
+	// One endpoint map per protocol: the value's port is typed by the
+	// protocol ("udp dport"), consistent with the dispatch chain reading
+	// it; nft 1.0.6 can neither read back a "th dport" value typeof nor
+	// accept a "tcp dport" value in a UDP chain's dnat.
+	for _, proto := range []string{"tcp", "udp", "sctp"} {
+		r.addPortMap(&knftables.Map{Name: endpointsMap(keyIP, proto),
+			TypeOf: w.ip + " daddr . meta l4proto . th dport . numgen random mod 1 : " + w.ip + " daddr . " + proto + " dport"})
+		r.addPortMap(&knftables.Map{Name: endpointsMap(keyNodePort, proto),
+			TypeOf: "meta l4proto . th dport . numgen random mod 1 : " + w.ip + " daddr . " + proto + " dport"})
+	}
 	r.addSet(&knftables.Set{Name: setHairpin, Type: addr + " . " + addr}, false)
-	r.addSet(&knftables.Set{Name: setFirewallIPs, Type: addr + " . inet_proto . inet_service"}, false)
-	r.addSet(&knftables.Set{Name: setFirewallAllow, Type: addr + " . inet_proto . inet_service . " + addr,
-		Flags: []knftables.SetFlag{knftables.IntervalFlag}}, false)
+	r.addPortSet(&knftables.Set{Name: setFirewallIPs, Type: addr + " . inet_proto . inet_service"})
+	r.addPortSet(&knftables.Set{Name: setFirewallAllow, Type: addr + " . inet_proto . inet_service . " + addr,
+		Flags: []knftables.SetFlag{knftables.IntervalFlag}})
 
 	nodePortMatch := "fib daddr type local " + w.ip + " daddr != " + w.loopback
 	if len(cfg.NodePortAddresses) > 0 || cfg.NodePortPrimary {
 		r.addSet(&knftables.Set{Name: setNodePortIPs, Type: addr, Flags: []knftables.SetFlag{knftables.IntervalFlag}}, false)
 		nodePortMatch = w.ip + " daddr @" + setNodePortIPs
 		for _, p := range cfg.NodePortAddresses {
-			r.elem(setNodePortIPs, []string{p.String()})
+			r.elem(setNodePortIPs, p.String(), "")
+		}
+		if cfg.NodePortPrimary {
+			for _, ip := range node.IPs {
+				r.elem(setNodePortIPs, ip.String(), "")
+			}
 		}
 	}
 	daddrKey := w.ip + " daddr . meta l4proto . th dport"
@@ -75,6 +88,7 @@ func planBase(r *ruleset, cfg *Config) {
 	m.add("meta mark and", mark, "== 0 return")
 	m.add("meta mark set meta mark xor", mark)
 	m.add("masquerade fully-random")
+	return r
 }
 
 // masqRule is the first rule of a dispatch chain of the given mode, or "".

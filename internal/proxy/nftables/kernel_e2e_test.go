@@ -63,13 +63,20 @@ func newNetlab(t *testing.T) *netlab {
 	if err != nil {
 		t.Fatal(err)
 	}
-	l := &netlab{t: t, prefix: fmt.Sprintf("spx%d-", os.Getpid()), self: self}
+	prefix := os.Getenv("SVCPLANE_E2E_NETNS_PREFIX") // keeps names apart on a shared machine
+	if prefix == "" {
+		prefix = "spx"
+	}
+	l := &netlab{t: t, prefix: fmt.Sprintf("%s%d-", prefix, os.Getpid()), self: self}
 	for _, n := range []string{"node", "client", "b1", "b2"} {
 		l.run("ip", "netns", "add", l.ns(n))
 		t.Cleanup(func() { _ = exec.Command("ip", "netns", "del", l.ns(n)).Run() })
 		l.in(n, "ip", "link", "set", "lo", "up")
 	}
 	l.in("node", "sysctl", "-qw", "net.ipv4.ip_forward=1")
+	// Rejections are ICMP errors, which the kernel rate-limits to one a
+	// second by default: each refused test connection would wait for it.
+	l.in("node", "sysctl", "-qw", "net.ipv4.icmp_ratelimit=0")
 	link := func(peer, nodeAddr, peerAddr string) {
 		a, b := "v"+peer, "vn"
 		l.run("ip", "link", "add", a, "netns", l.ns("node"), "type", "veth", "peer", "name", b, "netns", l.ns(peer))

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -13,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/svcplane/svcplane/internal/proxy"
+	"github.com/svcplane/svcplane/internal/proxy/conntrack"
 	"github.com/svcplane/svcplane/internal/proxy/proxytest"
 )
 
@@ -34,7 +36,14 @@ func TestMain(m *testing.M) {
 		exitOn(err)
 		exitOn(Cleanup(context.Background(), nft))
 	case "dial":
-		exitOn(runDial(os.Getenv("PROTO"), os.Getenv("ADDR"), 24))
+		n, sport := 24, 0
+		if v := os.Getenv("DIAL_N"); v != "" {
+			n, _ = strconv.Atoi(v)
+		}
+		if v := os.Getenv("SPORT"); v != "" {
+			sport, _ = strconv.Atoi(v)
+		}
+		exitOn(runDial(os.Getenv("PROTO"), os.Getenv("ADDR"), n, sport))
 	}
 	os.Exit(0)
 }
@@ -55,24 +64,43 @@ func e2eStates() map[string][]runtime.Object {
 	udpSlice.Ports[0].Protocol = &udp.Spec.Ports[0].Protocol
 	both := proxytest.Slice("web", 8080, "10.244.1.2@"+proxytest.OtherNode, "10.244.2.3@"+proxytest.OtherNode)
 	one := proxytest.Slice("web", 8080, "10.244.1.2@"+proxytest.OtherNode)
-	return map[string][]runtime.Object{
+	states := map[string][]runtime.Object{
 		"two":  {web, both, udp, udpSlice},
 		"one":  {web, one, udp, udpSlice},
 		"none": {web},
 	}
+	for _, more := range []map[string][]runtime.Object{moreE2EStates(), ipv6E2EStates()} {
+		for name, objs := range more {
+			states[name] = objs
+		}
+	}
+	return states
 }
 
 func runSyncSteps(steps []string) error {
-	nft, err := NewInterface(proxy.IPv4)
+	family := proxy.IPv4
+	if os.Getenv("FAMILY") == "6" {
+		family = proxy.IPv6
+	}
+	nft, err := NewInterface(family)
 	if err != nil {
 		return err
 	}
 	var snap *proxy.Snapshot
-	p := NewProxier(Config{Family: proxy.IPv4}, nft, func() *proxy.Snapshot { return snap })
+	p := NewProxier(Config{Family: family}, nft, func() *proxy.Snapshot { return snap })
+	var ctErr error
+	p.OnSynced = func(_ SyncResult, _, cur *proxy.Snapshot, err error) {
+		if err == nil {
+			_, ctErr = conntrack.CleanStaleEntries(conntrack.New(), cur, nil)
+		}
+	}
 	for i, s := range steps {
-		snap = proxytest.Snapshot(proxy.IPv4, e2eStates()[s]...)
+		snap = proxytest.Snapshot(family, e2eStates()[s]...)
 		if err := p.SyncProxyRules(i == 0); err != nil {
 			return err
+		}
+		if ctErr != nil {
+			return ctErr
 		}
 	}
 	return nil
@@ -104,10 +132,18 @@ func runEcho(name string) {
 	}
 }
 
-// runDial makes n connections (or datagrams) and prints each answer.
-func runDial(proto, addr string, n int) error {
+// runDial makes n connections (or datagrams) and prints each answer;
+// sport > 0 fixes the source port (UDP: one conntrack entry for all).
+func runDial(proto, addr string, n, sport int) error {
+	d := net.Dialer{Timeout: 2 * time.Second}
+	if sport > 0 {
+		d.LocalAddr = &net.UDPAddr{Port: sport}
+		if proto == "tcp" {
+			d.LocalAddr = &net.TCPAddr{Port: sport}
+		}
+	}
 	for i := 0; i < n; i++ {
-		c, err := net.DialTimeout(proto, addr, 2*time.Second)
+		c, err := d.Dial(proto, addr)
 		if err != nil {
 			fmt.Println("error", err)
 			continue

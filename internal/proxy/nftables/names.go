@@ -23,8 +23,6 @@ const (
 	mapServiceNodePorts  = "service-nodeports"
 	mapNoEndpointIPs     = "no-endpoint-services"
 	mapNoEndpointNodePts = "no-endpoint-nodeports"
-	mapEndpointsIP       = "endpoints-ip"
-	mapEndpointsNodePort = "endpoints-nodeport"
 	setHairpin           = "endpoint-hairpin"
 	setFirewallIPs       = "firewall-ips"
 	setFirewallAllow     = "firewall-allow"
@@ -43,6 +41,15 @@ const (
 	keyIP       = "ip" // daddr . proto . port
 	keyNodePort = "np" // proto . port
 )
+
+// endpointsMap names the endpoint-slot map of a key space and protocol:
+// "endpoints-ip-tcp", "endpoints-nodeport-udp", ….
+func endpointsMap(keySpace, proto string) string {
+	if keySpace == keyNodePort {
+		return "endpoints-nodeport-" + proto
+	}
+	return "endpoints-ip-" + proto
+}
 
 // dispatchChain is the shared chain for service ports of one protocol
 // with n endpoints.

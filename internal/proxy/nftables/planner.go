@@ -11,21 +11,19 @@ import (
 	"github.com/svcplane/svcplane/internal/proxy"
 )
 
-// Plan turns a snapshot into the desired ruleset. It does no I/O.
+// Plan turns a snapshot into the desired ruleset: the base plus every
+// service port's contribution. It does no I/O.
 func Plan(cfg *Config, snap *proxy.Snapshot) *ruleset {
 	r := newRuleset()
-	planBase(r, cfg)
-	if cfg.NodePortPrimary {
-		for _, ip := range snap.Node.IPs {
-			r.elem(setNodePortIPs, []string{ip.String()})
-		}
+	r.add(planBase(cfg, &snap.Node))
+	n := 0
+	for _, eps := range snap.Endpoints {
+		n += len(eps)
 	}
-	hairpin := map[netip.Addr]bool{}
+	r.sets[endpointsMap(keyIP, "tcp")].elems = make(map[string]elemState, n)
+	r.sets[mapServiceIPs].elems = make(map[string]elemState, len(snap.Services))
 	for name, svc := range snap.Services {
-		planServicePort(r, cfg, svc, snap.Endpoints[name], snap.Node, hairpin)
-	}
-	for ip := range hairpin {
-		r.elem(setHairpin, []string{ip.String(), ip.String()})
+		r.add(planServicePort(cfg, svc, snap.Endpoints[name], &snap.Node))
 	}
 	return r
 }
@@ -34,12 +32,15 @@ func Plan(cfg *Config, snap *proxy.Snapshot) *ruleset {
 // external IP, load-balancer IP) or a NodePort key.
 type destination struct {
 	keySpace string
-	key      []string
+	key      string // parts joined by " . "
+	proto    string
 	external bool
 }
 
-func planServicePort(r *ruleset, cfg *Config, svc *proxy.ServicePort, eps []proxy.Endpoint, node proxy.Node, hairpin map[netip.Addr]bool) {
-	cluster, local, all, hasAny := proxy.CategorizeEndpoints(eps, svc, node)
+// planServicePort is one service port's contribution.
+func planServicePort(cfg *Config, svc *proxy.ServicePort, eps []proxy.Endpoint, node *proxy.Node) *contribution {
+	r := &contribution{}
+	cluster, local, all, hasAny := proxy.CategorizeEndpoints(eps, svc, *node)
 	internal, external := cluster, cluster
 	if svc.InternalPolicyLocal {
 		internal = local
@@ -47,16 +48,22 @@ func planServicePort(r *ruleset, cfg *Config, svc *proxy.ServicePort, eps []prox
 	if svc.ExternalPolicyLocal {
 		external = local
 	}
+	r.elems = make([]elemDef, 0, len(all)*(2+len(svc.ExternalIPs)+len(svc.LoadBalancerVIPs))+4)
 	for _, ep := range all {
-		hairpin[ep.IP] = true
+		// Only a pod on this node can reach itself through this node's
+		// rules; endpoints of unknown node are kept to be safe.
+		if ep.IsLocal || ep.NodeName == "" {
+			ip := ep.IP.String()
+			r.elem(setHairpin, joinParts(ip, ip), "")
+		}
 	}
 	proto, port := protoWord(svc.Protocol), strconv.Itoa(int(svc.Port))
-	dests := []destination{{keySpace: keyIP, key: []string{svc.ClusterIP.String(), proto, port}}}
+	dests := []destination{{keySpace: keyIP, key: joinParts(svc.ClusterIP.String(), proto, port), proto: proto}}
 	for _, ip := range append(append([]netip.Addr{}, svc.ExternalIPs...), svc.LoadBalancerVIPs...) {
-		dests = append(dests, destination{keySpace: keyIP, key: []string{ip.String(), proto, port}, external: true})
+		dests = append(dests, destination{keySpace: keyIP, key: joinParts(ip.String(), proto, port), proto: proto, external: true})
 	}
 	if svc.NodePort != 0 {
-		dests = append(dests, destination{keySpace: keyNodePort, key: []string{proto, strconv.Itoa(int(svc.NodePort))}, external: true})
+		dests = append(dests, destination{keySpace: keyNodePort, key: joinParts(proto, strconv.Itoa(int(svc.NodePort))), proto: proto, external: true})
 	}
 	for _, vip := range svc.LoadBalancerVIPs {
 		planFirewall(r, svc, vip, proto, port)
@@ -88,6 +95,7 @@ func planServicePort(r *ruleset, cfg *Config, svc *proxy.ServicePort, eps []prox
 		}
 		r.elem(serviceMap(d.keySpace), d.key, "goto "+chain)
 	}
+	return r
 }
 
 func serviceMap(keySpace string) string {
@@ -106,44 +114,42 @@ func noEndpointMap(keySpace string) string {
 
 // planDispatch fills the shared endpoint map with one slot per endpoint and
 // makes sure the shared chain for this endpoint count and mode exists.
-func planDispatch(r *ruleset, cfg *Config, d destination, mode string, targets []proxy.Endpoint) string {
+func planDispatch(r *contribution, cfg *Config, d destination, mode string, targets []proxy.Endpoint) string {
 	// The rule names the protocol ("udp dport", not "th dport"): nft 1.0.6
 	// turns a "th dport" in a map lookup into "tcp dport".
-	epMap, proto := mapEndpointsIP, d.key[1]
+	proto := d.proto
+	epMap := endpointsMap(d.keySpace, proto)
 	keyExpr := cfg.words().ip + " daddr . meta l4proto . " + proto + " dport"
 	if d.keySpace == keyNodePort {
-		epMap, proto = mapEndpointsNodePort, d.key[0]
 		keyExpr = "meta l4proto . " + proto + " dport"
 	}
 	for i, ep := range targets {
 		ip, port := ep.HostPort()
-		r.elem(epMap, append(append([]string{}, d.key...), strconv.Itoa(i)), ip, port)
+		r.elem(epMap, d.key+" . "+strconv.Itoa(i), ip+" . "+port)
 	}
 	name := dispatchChain(d.keySpace, proto, mode, len(targets))
-	if _, ok := r.chains[name]; !ok {
-		c := r.chain(name)
-		if rule := masqRule(cfg, mode); rule != "" {
-			c.add(rule)
-		}
-		c.add(fmt.Sprintf("dnat to %s . numgen random mod %d map @%s", keyExpr, len(targets), epMap))
+	c := r.chain(name)
+	if rule := masqRule(cfg, mode); rule != "" {
+		c.add(rule)
 	}
+	c.add(fmt.Sprintf("dnat to %s . numgen random mod %d map @%s", keyExpr, len(targets), epMap))
 	return name
 }
 
-func planFirewall(r *ruleset, svc *proxy.ServicePort, vip netip.Addr, proto, port string) {
+func planFirewall(r *contribution, svc *proxy.ServicePort, vip netip.Addr, proto, port string) {
 	if len(svc.LoadBalancerSourceRanges) == 0 {
 		return
 	}
-	key := []string{vip.String(), proto, port}
-	r.elem(setFirewallIPs, key)
+	key := joinParts(vip.String(), proto, port)
+	r.elem(setFirewallIPs, key, "")
 	for _, p := range svc.LoadBalancerSourceRanges {
-		r.elem(setFirewallAllow, append(append([]string{}, key...), p.String()))
+		r.elem(setFirewallAllow, key+" . "+p.String(), "")
 	}
 }
 
 // planAffinityEndpoints declares, per endpoint, a timeout set of client
 // addresses and a chain that records the client and DNATs to it.
-func planAffinityEndpoints(r *ruleset, cfg *Config, svc *proxy.ServicePort, all []proxy.Endpoint) {
+func planAffinityEndpoints(r *contribution, cfg *Config, svc *proxy.ServicePort, all []proxy.Endpoint) {
 	ip := cfg.words().ip
 	timeout := time.Duration(svc.StickyMaxAgeSeconds) * time.Second
 	for _, ep := range all {
@@ -152,14 +158,15 @@ func planAffinityEndpoints(r *ruleset, cfg *Config, svc *proxy.ServicePort, all 
 			Flags: []knftables.SetFlag{knftables.DynamicFlag, knftables.TimeoutFlag}, Timeout: &timeout}, true)
 		c := r.chain(name)
 		c.add("update @"+name, "{", ip, "saddr }")
-		c.add("dnat to", ep.String())
+		// dnat to ip:port needs a transport protocol match before it.
+		c.add("meta l4proto", protoWord(svc.Protocol), "dnat to", ep.String())
 	}
 }
 
 // planAffinityChain builds the per-service chain used by Services with
 // ClientIP affinity: known clients go back to their endpoint, new ones
 // are spread at random.
-func planAffinityChain(r *ruleset, cfg *Config, svc *proxy.ServicePort, external bool, mode string, targets []proxy.Endpoint) string {
+func planAffinityChain(r *contribution, cfg *Config, svc *proxy.ServicePort, external bool, mode string, targets []proxy.Endpoint) string {
 	kind := "int"
 	if external {
 		kind = "ext"
@@ -173,7 +180,7 @@ func planAffinityChain(r *ruleset, cfg *Config, svc *proxy.ServicePort, external
 	vmap := ""
 	for i, ep := range targets {
 		epName := affinityEndpoint(svc.Name, ep)
-		c.add(ip, "saddr @"+epName, "dnat to", ep.String())
+		c.add(ip, "saddr @"+epName, "meta l4proto", protoWord(svc.Protocol), "dnat to", ep.String())
 		if i > 0 {
 			vmap += " , "
 		}

@@ -3,6 +3,9 @@ package nftables
 import (
 	"context"
 	"fmt"
+	"maps"
+	"os/exec"
+	"slices"
 	"sync"
 	"time"
 
@@ -40,9 +43,18 @@ func NewProxier(cfg Config, nft knftables.Interface, state func() *proxy.Snapsho
 	return &Proxier{cfg: cfg, nft: nft, state: state}
 }
 
-// NewInterface opens the real nftables table for the family.
+// NewInterface opens the real nftables table for the family. The result
+// is a *CLI: the Proxier sends its transactions as compact nft scripts.
 func NewInterface(family proxy.IPFamily) (knftables.Interface, error) {
-	return knftables.New(nftFamily(family), TableName)
+	nft, err := knftables.New(nftFamily(family), TableName)
+	if err != nil {
+		return nil, err
+	}
+	path, err := exec.LookPath("nft")
+	if err != nil {
+		return nil, err
+	}
+	return &CLI{Interface: nft, family: nftFamily(family), path: path}, nil
 }
 
 func nftFamily(f proxy.IPFamily) knftables.Family {
@@ -52,31 +64,41 @@ func nftFamily(f proxy.IPFamily) knftables.Family {
 	return knftables.IPv4Family
 }
 
-// SyncProxyRules installs the current snapshot. An incremental sync sends
-// only the difference to what the last sync installed; a full one (asked
-// for, first, or after a failure) rewrites the whole table.
+// SyncProxyRules installs the current snapshot. An incremental sync
+// re-plans only the service ports the snapshot's Changes name (all of
+// them when Changes is nil or the node changed) and sends the difference
+// to what the last sync installed; a full one (asked for, first, or after
+// a failure) plans and rewrites the whole table.
 func (p *Proxier) SyncProxyRules(full bool) (err error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	start := time.Now()
 	snap := p.state()
-	desired := Plan(&p.cfg, snap)
 	res := SyncResult{Full: full || p.installed == nil}
 	ctx := context.Background()
-	tx := p.nft.NewTransaction()
+	w, run := p.newWriter()
+	var desired *ruleset
 	if res.Full {
 		ex, err := p.existing(ctx)
 		if err != nil {
 			p.failed(res, snap, err)
 			return err
 		}
-		writeFull(tx, desired, ex, "rules for svcplane proxy")
-		res.Changes = tx.NumOperations()
+		p.installed = nil // replaced by desired; dropped early to halve peak memory
+		desired = Plan(&p.cfg, snap)
+		writeFull(w, desired, ex, "rules for svcplane proxy")
+		desired.forget() // written; partial syncs re-derive per-port elements
+
 	} else {
-		res.Changes = writeDiff(tx, p.installed, desired)
+		desired = p.installed
+		desired.delta = newDelta()
+		p.replan(desired, snap)
+		writeDelta(w, desired, desired.delta)
+		desired.delta = nil
 	}
-	if tx.NumOperations() > 0 {
-		if err := p.nft.Run(ctx, tx); err != nil {
+	res.Changes = w.ops()
+	if res.Changes > 0 {
+		if err := run(ctx); err != nil {
 			p.failed(res, snap, err)
 			return fmt.Errorf("nftables sync (full=%v): %w", res.Full, err)
 		}
@@ -91,6 +113,65 @@ func (p *Proxier) SyncProxyRules(full bool) (err error) {
 	return nil
 }
 
+// newWriter returns a writer for one transaction and the function that
+// runs it: a compact nft script when the interface can run one, else a
+// knftables transaction (knftables.Fake in tests).
+func (p *Proxier) newWriter() (writer, func(context.Context) error) {
+	if sr, ok := p.nft.(ScriptRunner); ok {
+		w := newScriptWriter(p.nft, sr.Family())
+		return w, func(ctx context.Context) error {
+			script, err := w.script()
+			if err != nil {
+				return err
+			}
+			return sr.RunScript(ctx, script)
+		}
+	}
+	w := &txWriter{tx: p.nft.NewTransaction()}
+	return w, func(ctx context.Context) error { return p.nft.Run(ctx, w.tx) }
+}
+
+// replan moves r from the last installed snapshot to snap: it takes back
+// each changed port's old contribution (re-planned from the snapshot it
+// was installed from) and adds its new one. Unchanged ports are not
+// looked at, so the cost follows the size of the change.
+func (p *Proxier) replan(r *ruleset, snap *proxy.Snapshot) {
+	prev := p.lastSnap
+	nodeSame := nodeRulesEqual(&prev.Node, &snap.Node)
+	if !nodeSame {
+		r.remove(planBase(&p.cfg, &prev.Node))
+		r.add(planBase(&p.cfg, &snap.Node))
+	}
+	replanPort := func(name proxy.ServicePortName) {
+		if svc := prev.Services[name]; svc != nil {
+			r.remove(planServicePort(&p.cfg, svc, prev.Endpoints[name], &prev.Node))
+		}
+		if svc := snap.Services[name]; svc != nil {
+			r.add(planServicePort(&p.cfg, svc, snap.Endpoints[name], &snap.Node))
+		}
+	}
+	if snap.Changes != nil && nodeSame {
+		for name := range snap.Changes.Ports {
+			replanPort(name)
+		}
+		return
+	}
+	for name := range prev.Services {
+		replanPort(name)
+	}
+	for name := range snap.Services {
+		if prev.Services[name] == nil {
+			replanPort(name)
+		}
+	}
+}
+
+// nodeRulesEqual: the node fields rules depend on (labels for topology,
+// addresses for NodePorts) are equal.
+func nodeRulesEqual(a, b *proxy.Node) bool {
+	return a.Name == b.Name && maps.Equal(a.Labels, b.Labels) && slices.Equal(a.IPs, b.IPs)
+}
+
 func (p *Proxier) failed(res SyncResult, snap *proxy.Snapshot, err error) {
 	p.installed = nil // unknown: the next sync is full and lists the table
 	if p.OnSynced != nil {
@@ -102,15 +183,7 @@ func (p *Proxier) failed(res SyncResult, snap *proxy.Snapshot, err error) {
 // otherwise it trusts what the last sync installed.
 func (p *Proxier) existing(ctx context.Context) (existing, error) {
 	if p.installed != nil {
-		ex := existing{chains: sortedKeys(p.installed.chains)}
-		for _, name := range sortedKeys(p.installed.sets) {
-			if p.installed.sets[name].isMap {
-				ex.maps = append(ex.maps, name)
-			} else {
-				ex.sets = append(ex.sets, name)
-			}
-		}
-		return ex, nil
+		return p.installed.names(), nil
 	}
 	var ex existing
 	for _, l := range []struct {

@@ -7,76 +7,277 @@ import (
 	"sigs.k8s.io/knftables"
 )
 
-// ruleset is a planned table: chains with their rules, sets and maps with
-// their elements. It is a value the planner builds and the Proxier diffs;
-// building it does no I/O.
-type ruleset struct {
-	chains map[string]*chainSpec
-	sets   map[string]*setSpec
+// A contribution is what one owner (the fixed base, or one service port)
+// puts into the table: chains with their rules, sets and maps, and
+// elements. The planner builds contributions without I/O; the same
+// inputs always give the same contribution, so the Proxier can rebuild
+// the one it installed for a port from the snapshot it installed.
+type contribution struct {
+	chains []*chainDef
+	sets   []setDef
+	elems  []elemDef
 }
 
-type chainSpec struct {
+type chainDef struct {
 	obj   *knftables.Chain
 	rules []string
 }
 
-type setSpec struct {
+type setDef struct {
 	obj knftables.Object // *knftables.Set or *knftables.Map
 	// dynamic sets are filled by the data path (affinity): never flushed.
 	dynamic bool
-	isMap   bool
-	elems   map[string]element
+	// perPort: every element belongs to exactly one service port (its key
+	// names the port's destination), so the table need not remember them:
+	// a partial sync learns the old ones from the port's old contribution.
+	perPort bool
 }
 
-type element struct {
-	key, value []string
+// elemDef is one element; key and value are their parts joined by " . ",
+// exactly as nft writes them.
+type elemDef struct {
+	set, key, value string
+}
+
+func joinParts(parts ...string) string { return strings.Join(parts, " . ") }
+
+// chain declares a chain in the contribution and returns it for rules.
+func (c *contribution) chain(name string) *chainDef {
+	d := &chainDef{obj: &knftables.Chain{Name: name}}
+	c.chains = append(c.chains, d)
+	return d
+}
+
+func (d *chainDef) add(rule ...string) { d.rules = append(d.rules, strings.Join(rule, " ")) }
+
+func (c *contribution) addSet(s *knftables.Set, dynamic bool) {
+	c.sets = append(c.sets, setDef{obj: s, dynamic: dynamic})
+}
+
+func (c *contribution) addMap(m *knftables.Map) { c.sets = append(c.sets, setDef{obj: m}) }
+
+// addPortMap declares a map whose elements each belong to one port.
+func (c *contribution) addPortMap(m *knftables.Map) {
+	c.sets = append(c.sets, setDef{obj: m, perPort: true})
+}
+
+// addPortSet declares a set whose elements each belong to one port.
+func (c *contribution) addPortSet(st *knftables.Set) {
+	c.sets = append(c.sets, setDef{obj: st, perPort: true})
+}
+
+// elem adds an element (value empty for sets).
+func (c *contribution) elem(set, key, value string) {
+	c.elems = append(c.elems, elemDef{set: set, key: key, value: value})
+}
+
+// ruleset is the table as the sum of contributions. Objects and elements
+// are reference-counted: a dispatch chain or a hairpin address shared by
+// many service ports stays until the last of them goes. When delta is
+// set, the state of every object before its first change is recorded so
+// an incremental sync sends only what changed.
+type ruleset struct {
+	chains map[string]*chainState
+	sets   map[string]*setState
+	delta  *delta
+}
+
+type chainState struct {
+	obj   *knftables.Chain
+	rules []string
+	refs  int32
+}
+
+type setState struct {
+	obj     knftables.Object
+	dynamic bool
+	isMap   bool
+	// perPort: elems is filled only while a full sync plans and writes;
+	// afterwards (forget) and in partial syncs their changes go to the
+	// delta alone.
+	perPort bool
+	refs    int32
+	elems   map[string]elemState
+}
+
+type elemState struct {
+	value string
+	refs  int32
 }
 
 func newRuleset() *ruleset {
-	return &ruleset{chains: map[string]*chainSpec{}, sets: map[string]*setSpec{}}
+	return &ruleset{chains: map[string]*chainState{}, sets: map[string]*setState{}}
 }
 
-// chain declares a chain (idempotent) and returns it.
-func (r *ruleset) chain(name string) *chainSpec {
-	c := r.chains[name]
+func objName(o knftables.Object) string {
+	if m, ok := o.(*knftables.Map); ok {
+		return m.Name
+	}
+	return o.(*knftables.Set).Name
+}
+
+// add applies a contribution.
+func (r *ruleset) add(c *contribution) {
+	for _, sd := range c.sets {
+		name := objName(sd.obj)
+		r.delta.touchSet(r, name)
+		if s := r.sets[name]; s != nil {
+			s.refs++
+			continue
+		}
+		_, isMap := sd.obj.(*knftables.Map)
+		r.sets[name] = &setState{obj: sd.obj, dynamic: sd.dynamic, isMap: isMap, perPort: sd.perPort, refs: 1,
+			elems: map[string]elemState{}}
+	}
+	for _, cd := range c.chains {
+		r.delta.touchChain(r, cd.obj.Name)
+		if ch := r.chains[cd.obj.Name]; ch != nil {
+			ch.refs++
+			ch.rules = cd.rules
+			continue
+		}
+		r.chains[cd.obj.Name] = &chainState{obj: cd.obj, rules: cd.rules, refs: 1}
+	}
+	for _, e := range c.elems {
+		s := r.sets[e.set]
+		if s.perPort && r.delta != nil {
+			r.delta.portElem(e, true)
+			continue
+		}
+		r.delta.touchElem(s, e.set, e.key)
+		es := s.elems[e.key]
+		s.elems[e.key] = elemState{value: e.value, refs: es.refs + 1}
+	}
+}
+
+// remove takes back a contribution added before.
+func (r *ruleset) remove(c *contribution) {
+	for _, e := range c.elems {
+		s := r.sets[e.set]
+		if s == nil {
+			continue
+		}
+		if s.perPort && r.delta != nil {
+			r.delta.portElem(e, false)
+			continue
+		}
+		r.delta.touchElem(s, e.set, e.key)
+		if es, ok := s.elems[e.key]; ok && es.refs > 1 {
+			s.elems[e.key] = elemState{value: es.value, refs: es.refs - 1}
+		} else {
+			delete(s.elems, e.key)
+		}
+	}
+	for _, cd := range c.chains {
+		r.delta.touchChain(r, cd.obj.Name)
+		if ch := r.chains[cd.obj.Name]; ch != nil {
+			if ch.refs--; ch.refs <= 0 {
+				delete(r.chains, cd.obj.Name)
+			}
+		}
+	}
+	for _, sd := range c.sets {
+		name := objName(sd.obj)
+		r.delta.touchSet(r, name)
+		if s := r.sets[name]; s != nil {
+			if s.refs--; s.refs <= 0 {
+				delete(r.sets, name)
+			}
+		}
+	}
+}
+
+// forget drops the elements of per-port sets once a full sync has
+// written them: only partial syncs' deltas carry them from then on.
+func (r *ruleset) forget() {
+	for _, s := range r.sets {
+		if s.perPort {
+			s.elems = nil
+		}
+	}
+}
+
+// delta is the pre-change state of every object a sync touched, and the
+// before/after of every per-port element it touched.
+type delta struct {
+	chains map[string]chainBefore
+	sets   map[string]bool // existed
+	elems  map[elemID]elemBefore
+	port   map[elemID]*portElemChange
+}
+
+// portElemChange: a per-port element's value before the sync (taken back
+// with the old contribution) and after it (added with the new one).
+type portElemChange struct {
+	before, after       string
+	hadBefore, hasAfter bool
+}
+
+func (d *delta) portElem(e elemDef, added bool) {
+	id := elemID{e.set, e.key}
+	c := d.port[id]
 	if c == nil {
-		c = &chainSpec{obj: &knftables.Chain{Name: name}}
-		r.chains[name] = c
+		c = &portElemChange{}
+		d.port[id] = c
 	}
-	return c
-}
-
-func (c *chainSpec) add(rule ...string) { c.rules = append(c.rules, strings.Join(rule, " ")) }
-
-func (r *ruleset) addSet(s *knftables.Set, dynamic bool) {
-	r.sets[s.Name] = &setSpec{obj: s, dynamic: dynamic, elems: map[string]element{}}
-}
-
-func (r *ruleset) addMap(m *knftables.Map) {
-	r.sets[m.Name] = &setSpec{obj: m, isMap: true, elems: map[string]element{}}
-}
-
-// elem adds an element to a declared set or map.
-func (r *ruleset) elem(set string, key []string, value ...string) {
-	r.sets[set].elems[strings.Join(key, " . ")] = element{key: key, value: value}
-}
-
-func (s *setSpec) knftElement(e element) *knftables.Element {
-	el := &knftables.Element{Key: e.key, Value: e.value}
-	if s.isMap {
-		el.Map = s.obj.(*knftables.Map).Name
-	} else {
-		el.Set = s.obj.(*knftables.Set).Name
+	// Removals always take back installed contributions and additions put
+	// in new ones, in any order across ports (an element may move from
+	// one port to another in one sync).
+	if added {
+		c.after, c.hasAfter = e.value, true
+	} else if !c.hadBefore {
+		c.before, c.hadBefore = e.value, true
 	}
-	return el
 }
 
-// setObject returns a name-only object for flush/delete.
-func (s *setSpec) setObject() knftables.Object {
-	if s.isMap {
-		return &knftables.Map{Name: s.obj.(*knftables.Map).Name}
+type chainBefore struct {
+	existed bool
+	rules   []string
+}
+
+type elemID struct{ set, key string }
+
+type elemBefore struct {
+	existed bool
+	value   string
+}
+
+func newDelta() *delta {
+	return &delta{chains: map[string]chainBefore{}, sets: map[string]bool{}, elems: map[elemID]elemBefore{},
+		port: map[elemID]*portElemChange{}}
+}
+
+func (d *delta) touchChain(r *ruleset, name string) {
+	if d == nil {
+		return
 	}
-	return &knftables.Set{Name: s.obj.(*knftables.Set).Name}
+	if _, seen := d.chains[name]; !seen {
+		b := chainBefore{}
+		if ch := r.chains[name]; ch != nil {
+			b = chainBefore{existed: true, rules: ch.rules}
+		}
+		d.chains[name] = b
+	}
+}
+
+func (d *delta) touchSet(r *ruleset, name string) {
+	if d == nil {
+		return
+	}
+	if _, seen := d.sets[name]; !seen {
+		d.sets[name] = r.sets[name] != nil
+	}
+}
+
+func (d *delta) touchElem(s *setState, set, key string) {
+	if d == nil {
+		return
+	}
+	id := elemID{set, key}
+	if _, seen := d.elems[id]; !seen {
+		es, ok := s.elems[key]
+		d.elems[id] = elemBefore{existed: ok, value: es.value}
+	}
 }
 
 // existing names the objects believed to be in the table.
@@ -84,134 +285,25 @@ type existing struct {
 	chains, sets, maps []string
 }
 
-// writeFull adds to tx everything needed to make the table equal desired,
-// whatever is in it now (ex): declare all, flush all but dynamic sets,
-// re-add all rules and elements, delete what is not desired.
-func writeFull(tx *knftables.Transaction, desired *ruleset, ex existing, comment string) {
-	tx.Add(&knftables.Table{Comment: knftables.PtrTo(comment)})
-	for _, name := range sortedKeys(desired.chains) {
-		tx.Add(desired.chains[name].obj)
-	}
-	for _, name := range sortedKeys(desired.sets) {
-		tx.Add(desired.sets[name].obj)
-	}
-	for _, name := range ex.chains {
-		tx.Flush(&knftables.Chain{Name: name})
-	}
-	for _, name := range sortedKeys(desired.chains) {
-		if !slices.Contains(ex.chains, name) {
-			tx.Flush(&knftables.Chain{Name: name})
+// names returns the objects of the ruleset as an existing list.
+func (r *ruleset) names() existing {
+	ex := existing{chains: sortedKeys(r.chains)}
+	for _, name := range sortedKeys(r.sets) {
+		if r.sets[name].isMap {
+			ex.maps = append(ex.maps, name)
+		} else {
+			ex.sets = append(ex.sets, name)
 		}
 	}
-	for _, name := range sortedKeys(desired.sets) {
-		if s := desired.sets[name]; !s.dynamic {
-			tx.Flush(s.setObject())
-		}
-	}
-	for _, name := range sortedKeys(desired.chains) {
-		c := desired.chains[name]
-		for _, rule := range c.rules {
-			tx.Add(&knftables.Rule{Chain: name, Rule: rule})
-		}
-	}
-	for _, name := range sortedKeys(desired.sets) {
-		s := desired.sets[name]
-		for _, k := range sortedKeys(s.elems) {
-			tx.Add(s.knftElement(s.elems[k]))
-		}
-	}
-	for _, name := range ex.chains {
-		if desired.chains[name] == nil {
-			tx.Delete(&knftables.Chain{Name: name})
-		}
-	}
-	for _, name := range ex.sets {
-		if desired.sets[name] == nil {
-			tx.Delete(&knftables.Set{Name: name})
-		}
-	}
-	for _, name := range ex.maps {
-		if desired.sets[name] == nil {
-			tx.Delete(&knftables.Map{Name: name})
-		}
-	}
+	return ex
 }
 
-// writeDiff adds to tx only what turns prev into desired. It returns the
-// number of changed objects and elements.
-func writeDiff(tx *knftables.Transaction, prev, desired *ruleset) int {
-	n := 0
-	for _, name := range sortedKeys(desired.sets) {
-		if prev.sets[name] == nil {
-			tx.Add(desired.sets[name].obj)
-			n++
-		}
+// setObject returns a name-only object for flush/delete.
+func (s *setState) setObject() knftables.Object {
+	if s.isMap {
+		return &knftables.Map{Name: objName(s.obj)}
 	}
-	for _, name := range sortedKeys(desired.chains) {
-		if prev.chains[name] == nil {
-			tx.Add(desired.chains[name].obj)
-			n++
-		}
-	}
-	for _, name := range sortedKeys(desired.chains) {
-		c, old := desired.chains[name], prev.chains[name]
-		if old != nil && slices.Equal(old.rules, c.rules) {
-			continue
-		}
-		if old != nil {
-			tx.Flush(c.obj)
-		}
-		for _, rule := range c.rules {
-			tx.Add(&knftables.Rule{Chain: name, Rule: rule})
-		}
-		n++
-	}
-	n += writeElementDiff(tx, prev, desired)
-	for _, name := range sortedKeys(prev.chains) {
-		if desired.chains[name] == nil {
-			tx.Flush(&knftables.Chain{Name: name})
-		}
-	}
-	for _, name := range sortedKeys(prev.chains) {
-		if desired.chains[name] == nil {
-			tx.Delete(&knftables.Chain{Name: name})
-			n++
-		}
-	}
-	for _, name := range sortedKeys(prev.sets) {
-		if desired.sets[name] == nil {
-			tx.Delete(prev.sets[name].setObject())
-			n++
-		}
-	}
-	return n
-}
-
-func writeElementDiff(tx *knftables.Transaction, prev, desired *ruleset) int {
-	n := 0
-	for _, name := range sortedKeys(desired.sets) {
-		s, old := desired.sets[name], prev.sets[name]
-		if s.dynamic || old == nil {
-			for _, k := range sortedKeys(s.elems) {
-				tx.Add(s.knftElement(s.elems[k]))
-				n++
-			}
-			continue
-		}
-		for _, k := range sortedKeys(old.elems) {
-			if e, ok := s.elems[k]; !ok || !slices.Equal(e.value, old.elems[k].value) {
-				tx.Delete(s.knftElement(old.elems[k]))
-				n++
-			}
-		}
-		for _, k := range sortedKeys(s.elems) {
-			if e, ok := old.elems[k]; !ok || !slices.Equal(e.value, s.elems[k].value) {
-				tx.Add(s.knftElement(s.elems[k]))
-				n++
-			}
-		}
-	}
-	return n
+	return &knftables.Set{Name: objName(s.obj)}
 }
 
 func sortedKeys[V any](m map[string]V) []string {

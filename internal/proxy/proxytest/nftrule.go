@@ -167,6 +167,9 @@ func (t *NFTTracer) match(tok []string, q *pkt) (int, bool, string, error) {
 		return end + 1, true, "", nil
 	case rest[0] == "!=":
 		return n + 2, !fieldMatches(rest[1], vals[0]), "", nil
+	case len(vals) == 1 && !strings.ContainsAny(rest[0], "{}@"):
+		// implicit equality: "meta l4proto tcp", "ip saddr 10.0.0.0/8"
+		return n + 1, fieldMatches(rest[0], vals[0]), "", nil
 	}
 	return 0, false, "", fmt.Errorf("unknown match %q", rest)
 }

@@ -180,6 +180,9 @@ func convertNode(n *v1.Node, family proxy.IPFamily) proxy.Node {
 	for k, v := range n.Labels {
 		out.Labels[k] = v
 	}
+	for _, t := range n.Spec.Taints {
+		out.ToBeDeleted = out.ToBeDeleted || t.Key == proxy.TaintToBeDeleted
+	}
 	for _, t := range []v1.NodeAddressType{v1.NodeInternalIP, v1.NodeExternalIP} {
 		for _, a := range n.Status.Addresses {
 			if a.Type == t {

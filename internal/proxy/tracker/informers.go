@@ -30,20 +30,61 @@ type Options struct {
 // Start registers informers for Services, EndpointSlices, the own Node and
 // (optionally) ServiceCIDRs, starts them and waits for their caches.
 func (t *Tracker) Start(ctx context.Context, client kubernetes.Interface, opts Options) error {
-	factory := informers.NewSharedInformerFactoryWithOptions(client, opts.ResyncPeriod,
-		informers.WithTweakListOptions(func(o *metav1.ListOptions) { o.LabelSelector = proxyLabelSelector }))
-	nodeFactory := informers.NewSharedInformerFactoryWithOptions(client, opts.ResyncPeriod,
-		informers.WithTweakListOptions(func(o *metav1.ListOptions) {
-			o.FieldSelector = fields.OneTermEqualSelector("metadata.name", t.nodeName).String()
-		}))
-	var cidrFactory informers.SharedInformerFactory
+	return StartAll(ctx, client, opts, t)
+}
 
-	regs := []cache.ResourceEventHandlerRegistration{}
+// StartAll feeds several trackers (one per IP family, all for the same
+// node) from one set of informers, so a dual-stack proxy watches each
+// object once.
+func StartAll(ctx context.Context, client kubernetes.Interface, opts Options, trackers ...*Tracker) error {
+	if len(trackers) == 0 {
+		return nil
+	}
+	nodeName := trackers[0].nodeName
+	factory := informers.NewSharedInformerFactoryWithOptions(client, opts.ResyncPeriod, informers.WithTransform(dropManagedFields),
+		informers.WithTweakListOptions(func(o *metav1.ListOptions) { o.LabelSelector = proxyLabelSelector }))
+	nodeFactory := informers.NewSharedInformerFactoryWithOptions(client, opts.ResyncPeriod, informers.WithTransform(dropManagedFields),
+		informers.WithTweakListOptions(func(o *metav1.ListOptions) {
+			o.FieldSelector = fields.OneTermEqualSelector("metadata.name", nodeName).String()
+		}))
+	var regs []cache.ResourceEventHandlerRegistration
 	add := func(inf cache.SharedIndexInformer, h cache.ResourceEventHandler) error {
 		r, err := inf.AddEventHandler(h)
 		regs = append(regs, r)
 		return err
 	}
+	for _, t := range trackers {
+		if err := addHandlers(add, factory, nodeFactory, t); err != nil {
+			return err
+		}
+	}
+	if opts.WatchServiceCIDRs {
+		cidrFactory := informers.NewSharedInformerFactory(client, opts.ResyncPeriod)
+		for _, t := range trackers {
+			if err := add(cidrFactory.Networking().V1().ServiceCIDRs().Informer(), handlers(func(sc *networkingv1.ServiceCIDR, deleted bool) {
+				name := sc.Name
+				if deleted {
+					sc = nil
+				}
+				t.OnServiceCIDRUpdate(name, sc)
+			})); err != nil {
+				return err
+			}
+		}
+		cidrFactory.Start(ctx.Done())
+	}
+	factory.Start(ctx.Done())
+	nodeFactory.Start(ctx.Done())
+	for _, r := range regs {
+		if !cache.WaitForCacheSync(ctx.Done(), r.HasSynced) {
+			return fmt.Errorf("informer caches did not sync: %w", ctx.Err())
+		}
+	}
+	return nil
+}
+
+func addHandlers(add func(cache.SharedIndexInformer, cache.ResourceEventHandler) error,
+	factory, nodeFactory informers.SharedInformerFactory, t *Tracker) error {
 	if err := add(factory.Core().V1().Services().Informer(), handlers(func(s *v1.Service, deleted bool) {
 		key := types.NamespacedName{Namespace: s.Namespace, Name: s.Name}
 		if deleted {
@@ -56,33 +97,20 @@ func (t *Tracker) Start(ctx context.Context, client kubernetes.Interface, opts O
 	if err := add(factory.Discovery().V1().EndpointSlices().Informer(), handlers(t.OnEndpointSliceUpdate)); err != nil {
 		return err
 	}
-	if err := add(nodeFactory.Core().V1().Nodes().Informer(), handlers(func(n *v1.Node, deleted bool) {
+	return add(nodeFactory.Core().V1().Nodes().Informer(), handlers(func(n *v1.Node, deleted bool) {
 		if deleted {
 			n = nil
 		}
 		t.OnNodeUpdate(n)
-	})); err != nil {
-		return err
+	}))
+}
+
+// dropManagedFields strips metadata.managedFields from cached objects:
+// the proxy never reads them, and they are often the largest part of a
+// Service or EndpointSlice in the informer cache.
+func dropManagedFields(obj any) (any, error) {
+	if m, ok := obj.(metav1.Object); ok {
+		m.SetManagedFields(nil)
 	}
-	if opts.WatchServiceCIDRs {
-		cidrFactory = informers.NewSharedInformerFactory(client, opts.ResyncPeriod)
-		if err := add(cidrFactory.Networking().V1().ServiceCIDRs().Informer(), handlers(func(sc *networkingv1.ServiceCIDR, deleted bool) {
-			name := sc.Name
-			if deleted {
-				sc = nil
-			}
-			t.OnServiceCIDRUpdate(name, sc)
-		})); err != nil {
-			return err
-		}
-		cidrFactory.Start(ctx.Done())
-	}
-	factory.Start(ctx.Done())
-	nodeFactory.Start(ctx.Done())
-	for _, r := range regs {
-		if !cache.WaitForCacheSync(ctx.Done(), r.HasSynced) {
-			return fmt.Errorf("informer caches did not sync: %w", ctx.Err())
-		}
-	}
-	return nil
+	return obj, nil
 }

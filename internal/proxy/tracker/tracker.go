@@ -1,8 +1,11 @@
 package tracker
 
 import (
+	"maps"
 	"net/netip"
+	"slices"
 	"sync"
+	"time"
 
 	v1 "k8s.io/api/core/v1"
 	discovery "k8s.io/api/discovery/v1"
@@ -26,6 +29,15 @@ type Tracker struct {
 	endpoints map[types.NamespacedName]map[proxy.ServicePortName][]proxy.Endpoint
 	node      proxy.Node
 	cidrs     map[string][]netip.Prefix
+
+	// dirty: ports changed since the last NextSnapshot; allDirty: unknown
+	// (before the first NextSnapshot, or after a Node/ServiceCIDR change).
+	dirty    map[proxy.ServicePortName]struct{}
+	allDirty bool
+	// triggers: last-change-trigger-times since the last NextSnapshot,
+	// only those after start (older ones were programmed before us).
+	triggers []time.Time
+	start    time.Time
 }
 
 // New returns a Tracker for one IP family on the node nodeName; onChange
@@ -41,6 +53,23 @@ func New(family proxy.IPFamily, nodeName string, onChange func()) *Tracker {
 		endpoints: map[types.NamespacedName]map[proxy.ServicePortName][]proxy.Endpoint{},
 		node:      proxy.Node{Name: nodeName},
 		cidrs:     map[string][]netip.Prefix{},
+		dirty:     map[proxy.ServicePortName]struct{}{},
+		allDirty:  true,
+		start:     time.Now(),
+	}
+}
+
+// markPorts records the ports as changed.
+func (t *Tracker) markPorts(ports []*proxy.ServicePort) {
+	for _, sp := range ports {
+		t.dirty[sp.Name] = struct{}{}
+	}
+}
+
+// markEndpoints records the endpoints' ports as changed.
+func (t *Tracker) markEndpoints(eps map[proxy.ServicePortName][]proxy.Endpoint) {
+	for name := range eps {
+		t.dirty[name] = struct{}{}
 	}
 }
 
@@ -49,10 +78,12 @@ func (t *Tracker) changed() { t.onChange() }
 // OnServiceUpdate records the Service's current state (nil = deleted).
 func (t *Tracker) OnServiceUpdate(key types.NamespacedName, svc *v1.Service) {
 	t.mu.Lock()
+	t.markPorts(t.services[key])
 	if svc == nil {
 		delete(t.services, key)
 	} else {
 		t.services[key] = ServicePorts(svc, t.family)
+		t.markPorts(t.services[key])
 	}
 	t.mu.Unlock()
 	t.changed()
@@ -76,11 +107,16 @@ func (t *Tracker) OnEndpointSliceUpdate(slice *discovery.EndpointSlice, deleted 
 	} else {
 		bySlice[slice.Name] = eps
 	}
+	t.markEndpoints(t.endpoints[svc])
+	if tt := lastChangeTriggerTime(slice); !deleted && tt.After(t.start) {
+		t.triggers = append(t.triggers, tt)
+	}
 	if len(bySlice) == 0 {
 		delete(t.slices, svc)
 		delete(t.endpoints, svc)
 	} else {
 		t.endpoints[svc] = mergeSlices(bySlice)
+		t.markEndpoints(t.endpoints[svc])
 	}
 	t.mu.Unlock()
 	t.changed()
@@ -119,10 +155,16 @@ func mergeSlices(bySlice map[string]map[proxy.ServicePortName][]proxy.Endpoint) 
 // OnNodeUpdate records the proxy's own Node (nil = deleted).
 func (t *Tracker) OnNodeUpdate(node *v1.Node) {
 	t.mu.Lock()
+	old := t.node
 	if node == nil {
 		t.node = proxy.Node{Name: t.nodeName}
 	} else if node.Name == t.nodeName {
 		t.node = convertNode(node, t.family)
+	}
+	// Labels (zone) and addresses shape the rules; a status-only update
+	// (heartbeat conditions) or a deletion timestamp does not.
+	if !maps.Equal(old.Labels, t.node.Labels) || !slices.Equal(old.IPs, t.node.IPs) {
+		t.allDirty = true
 	}
 	t.mu.Unlock()
 	t.changed()
@@ -142,15 +184,38 @@ func (t *Tracker) OnServiceCIDRUpdate(name string, sc *networkingv1.ServiceCIDR)
 		}
 		t.cidrs[name] = ps
 	}
+	t.allDirty = true
 	t.mu.Unlock()
 	t.changed()
 }
 
-// Snapshot returns the current state. Slices inside are shared between
-// snapshots but never mutated: the tracker replaces, never edits, them.
+// Snapshot returns the current state with Changes nil. Slices inside are
+// shared between snapshots but never mutated: the tracker replaces, never
+// edits, them.
 func (t *Tracker) Snapshot() *proxy.Snapshot {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	return t.snapshot()
+}
+
+// NextSnapshot returns the current state with Changes naming every port
+// changed since the previous NextSnapshot call (nil on the first call and
+// after a Node label/address or ServiceCIDR change), and starts a new
+// change set. A tracker has at most one NextSnapshot consumer (the
+// Proxier of its family); others use Snapshot.
+func (t *Tracker) NextSnapshot() *proxy.Snapshot {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	s := t.snapshot()
+	if !t.allDirty {
+		s.Changes = &proxy.ChangeSet{Ports: t.dirty}
+	}
+	s.LastChangeTriggerTimes, t.triggers = t.triggers, nil
+	t.dirty, t.allDirty = map[proxy.ServicePortName]struct{}{}, false
+	return s
+}
+
+func (t *Tracker) snapshot() *proxy.Snapshot {
 	s := &proxy.Snapshot{
 		Family:    t.family,
 		Services:  make(map[proxy.ServicePortName]*proxy.ServicePort, len(t.services)),
@@ -169,6 +234,21 @@ func (t *Tracker) Snapshot() *proxy.Snapshot {
 		s.ServiceCIDRs = append(s.ServiceCIDRs, ps...)
 	}
 	return s
+}
+
+// lastChangeTriggerTime parses the slice's
+// endpoints.kubernetes.io/last-change-trigger-time (zero when absent or
+// malformed).
+func lastChangeTriggerTime(slice *discovery.EndpointSlice) time.Time {
+	v, ok := slice.Annotations[v1.EndpointsLastChangeTriggerTime]
+	if !ok {
+		return time.Time{}
+	}
+	tt, err := time.Parse(time.RFC3339Nano, v)
+	if err != nil {
+		return time.Time{}
+	}
+	return tt
 }
 
 // handlers adapts typed callbacks to informer event handlers.

@@ -156,3 +156,86 @@ func TestInformers(t *testing.T) {
 		t.Errorf("after delete: %v %v", s.Services, s.Endpoints)
 	}
 }
+
+func TestNextSnapshotChanges(t *testing.T) {
+	tr := New(proxy.IPv4, "node-a", nil)
+	web := proxy.ServicePortName{Namespace: "ns", Name: "web", Port: "http", Protocol: proxy.TCP}
+	tr.OnServiceUpdate(key("web"), service("web", nil))
+	if s := tr.NextSnapshot(); s.Changes != nil {
+		t.Fatalf("first NextSnapshot must not claim a change set: %v", s.Changes)
+	}
+	changed := func() []proxy.ServicePortName {
+		t.Helper()
+		s := tr.NextSnapshot()
+		if s.Changes == nil {
+			t.Fatal("no change set")
+		}
+		var out []proxy.ServicePortName
+		for n := range s.Changes.Ports {
+			out = append(out, n)
+		}
+		return out
+	}
+	if got := changed(); len(got) != 0 {
+		t.Errorf("nothing happened, got %v", got)
+	}
+	tr.OnEndpointSliceUpdate(slice("web-a", "web", "10.0.0.1"), false)
+	if got := changed(); len(got) != 1 || got[0] != web {
+		t.Errorf("slice update: %v", got)
+	}
+	// Renaming the port changes both the old and the new name.
+	tr.OnServiceUpdate(key("web"), service("web", func(s *v1.Service) { s.Spec.Ports[0].Name = "https" }))
+	if got := changed(); len(got) != 2 {
+		t.Errorf("port rename: %v", got)
+	}
+	tr.OnServiceUpdate(key("web"), nil)
+	if got := changed(); len(got) != 1 || got[0].Port != "https" {
+		t.Errorf("delete: %v", got)
+	}
+	// A heartbeat-only Node update keeps the change set; a label change drops it.
+	node := &v1.Node{ObjectMeta: metav1.ObjectMeta{Name: "node-a"}}
+	tr.OnNodeUpdate(node)
+	if got := changed(); len(got) != 0 {
+		t.Errorf("unlabelled node: %v", got)
+	}
+	node.Status.Conditions = []v1.NodeCondition{{Type: v1.NodeReady}}
+	tr.OnNodeUpdate(node)
+	if got := changed(); len(got) != 0 {
+		t.Errorf("status-only node update: %v", got)
+	}
+	node.Labels = map[string]string{proxy.LabelTopologyZone: "z"}
+	tr.OnNodeUpdate(node)
+	if s := tr.NextSnapshot(); s.Changes != nil {
+		t.Errorf("zone label change must make the change set unknown")
+	}
+}
+
+func TestLastChangeTriggerTimes(t *testing.T) {
+	tr := New(proxy.IPv4, "node-a", nil)
+	old := slice("web-a", "web", "10.0.0.1")
+	old.Annotations = map[string]string{v1.EndpointsLastChangeTriggerTime: "2001-01-01T00:00:00Z"}
+	tr.OnEndpointSliceUpdate(old, false)
+	fresh := slice("web-b", "web", "10.0.0.2")
+	when := time.Now().Add(time.Hour).UTC().Truncate(time.Second)
+	fresh.Annotations = map[string]string{v1.EndpointsLastChangeTriggerTime: when.Format(time.RFC3339Nano)}
+	tr.OnEndpointSliceUpdate(fresh, false)
+	s := tr.NextSnapshot()
+	if len(s.LastChangeTriggerTimes) != 1 || !s.LastChangeTriggerTimes[0].Equal(when) {
+		t.Errorf("trigger times %v, want only %v (older than the tracker are ignored)", s.LastChangeTriggerTimes, when)
+	}
+	if s := tr.NextSnapshot(); len(s.LastChangeTriggerTimes) != 0 {
+		t.Errorf("trigger times handed out twice: %v", s.LastChangeTriggerTimes)
+	}
+}
+
+func TestDropManagedFields(t *testing.T) {
+	s := service("web", nil)
+	s.ManagedFields = []metav1.ManagedFieldsEntry{{Manager: "kubectl"}}
+	out, err := dropManagedFields(s)
+	if err != nil || out.(*v1.Service).ManagedFields != nil {
+		t.Errorf("managedFields kept: %v %v", out, err)
+	}
+	if out, _ := dropManagedFields("not an object"); out != "not an object" {
+		t.Errorf("non-objects must pass through, got %v", out)
+	}
+}
