@@ -12,13 +12,14 @@ import (
 
 func newUpCommand() *cobra.Command {
 	o := apiserver.NewOptions()
-	nodes := 1
+	nodes, proxyMode := 1, "nftables"
 	cmd := &cobra.Command{
 		Use:   "up",
 		Short: "Run the whole Service plane on this machine on an embedded etcd",
 		Long: `Run everything svcplane has in one process on an embedded single-member
 etcd under --data-dir (default ./svcplane-data): the API server with its
-controllers and --nodes local simulated nodes (node agent).
+controllers, --nodes local simulated nodes (node agent) and, for a single
+local node, its service proxy (--proxy-mode).
 It writes an admin kubeconfig there and prints the line to use it.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -33,6 +34,9 @@ It writes an admin kubeconfig there and prints the line to use it.`,
 			if err := addLocalNodes(s, nodes); err != nil {
 				return err
 			}
+			if err := addLocalProxy(s, nodes, proxyMode); err != nil {
+				return err
+			}
 			abs, err := filepath.Abs(s.Kubeconfig)
 			if err != nil {
 				abs = s.Kubeconfig
@@ -44,5 +48,6 @@ It writes an admin kubeconfig there and prints the line to use it.`,
 	o.AddFlags(cmd.Flags())
 	cmd.Flags().Lookup("etcd-servers").Hidden = true
 	cmd.Flags().IntVar(&nodes, "nodes", nodes, "Local simulated nodes to run with the node credentials (0: none): --node-name, or <node-name>-<i> for several.")
+	addUpProxyFlags(cmd.Flags(), &proxyMode)
 	return cmd
 }
