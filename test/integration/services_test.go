@@ -225,3 +225,48 @@ func TestRepairFreesALeakOnTheThirdPass(t *testing.T) {
 		t.Fatal("repair freed a NodePort that a Service holds")
 	}
 }
+
+// TestHealthCheckNodePort: a LoadBalancer Service with externalTrafficPolicy
+// Local gets a healthCheckNodePort allocated (created so, or changed to
+// Local), keeps it on re-apply, and gives it back when it turns Cluster.
+func TestHealthCheckNodePort(t *testing.T) {
+	c := server.Client
+	ns := newNamespace(t, c)
+	lb := func(name string, policy corev1.ServiceExternalTrafficPolicy) *corev1.Service {
+		return &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: corev1.ServiceSpec{
+			Type: corev1.ServiceTypeLoadBalancer, ExternalTrafficPolicy: policy,
+			Selector: map[string]string{"app": "x"}, Ports: []corev1.ServicePort{{Port: 80}}}}
+	}
+	local := must(c.CoreV1().Services(ns).Create(ctx, lb("local", corev1.ServiceExternalTrafficPolicyLocal), metav1.CreateOptions{}))
+	hc := local.Spec.HealthCheckNodePort
+	if hc < 30000 || hc > 32767 || hc == local.Spec.Ports[0].NodePort {
+		t.Fatalf("healthCheckNodePort %d (nodePort %d), want its own port of the range", hc, local.Spec.Ports[0].NodePort)
+	}
+	// Re-applying without the field keeps it.
+	again := lb("local", corev1.ServiceExternalTrafficPolicyLocal)
+	again.ResourceVersion = local.ResourceVersion
+	if got := must(c.CoreV1().Services(ns).Update(ctx, again, metav1.UpdateOptions{})); got.Spec.HealthCheckNodePort != hc {
+		t.Fatalf("update without the field: healthCheckNodePort %d, want %d kept", got.Spec.HealthCheckNodePort, hc)
+	}
+	cluster := must(c.CoreV1().Services(ns).Create(ctx, lb("cluster", corev1.ServiceExternalTrafficPolicyCluster), metav1.CreateOptions{}))
+	if cluster.Spec.HealthCheckNodePort != 0 {
+		t.Fatalf("Cluster policy got healthCheckNodePort %d", cluster.Spec.HealthCheckNodePort)
+	}
+	cluster.Spec.ExternalTrafficPolicy = corev1.ServiceExternalTrafficPolicyLocal
+	turned := must(c.CoreV1().Services(ns).Update(ctx, cluster, metav1.UpdateOptions{}))
+	if turned.Spec.HealthCheckNodePort == 0 {
+		t.Fatal("turning Local must allocate a healthCheckNodePort")
+	}
+	turned.Spec.ExternalTrafficPolicy = corev1.ServiceExternalTrafficPolicyCluster
+	back := must(c.CoreV1().Services(ns).Update(ctx, turned, metav1.UpdateOptions{}))
+	if back.Spec.HealthCheckNodePort != 0 {
+		t.Fatalf("turning Cluster must drop the healthCheckNodePort, got %d", back.Spec.HealthCheckNodePort)
+	}
+	// A port outside the range is still refused.
+	bad := lb("bad", corev1.ServiceExternalTrafficPolicyLocal)
+	bad.Spec.HealthCheckNodePort = 20000
+	if _, err := c.CoreV1().Services(ns).Create(ctx, bad, metav1.CreateOptions{}); err == nil ||
+		!strings.Contains(err.Error(), "spec.healthCheckNodePort") {
+		t.Fatalf("out-of-range healthCheckNodePort: %v", err)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/netip"
+	"slices"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -66,13 +67,22 @@ func (al *Allocators) free(ctx context.Context, svc *corev1.Service, r release) 
 
 func isDryRun(dryRun []string) bool { return len(dryRun) > 0 }
 
+// beforeAllocation drops from an early validation (run before allocating,
+// so that bad input takes nothing) what allocation itself fills in: a
+// missing healthCheckNodePort. The strategy validates the whole Service
+// again after allocation, as upstream does.
+func beforeAllocation(errs field.ErrorList) field.ErrorList {
+	hc := field.NewPath("spec", "healthCheckNodePort").String()
+	return slices.DeleteFunc(errs, func(e *field.Error) bool { return e.Type == field.ErrorTypeRequired && e.Field == hc })
+}
+
 // BeginCreate defaults the IP family fields and allocates the ClusterIPs
 // and NodePorts of a new Service.
 func (al *Allocators) BeginCreate(ctx context.Context, obj runtime.Object, opts *metav1.CreateOptions) (genericregistry.FinishFunc, error) {
 	svc := obj.(*corev1.Service)
 	dryRun := isDryRun(opts.DryRun)
 	NormalizeClusterIPs(svc, nil)
-	if errs := Validate(svc); len(errs) > 0 {
+	if errs := beforeAllocation(Validate(svc)); len(errs) > 0 {
 		return nil, invalid(svc, errs)
 	}
 	if err := al.initIPFamilyFields(svc, nil); err != nil {

@@ -21,7 +21,7 @@ func (al *Allocators) BeginUpdate(ctx context.Context, obj, oldObj runtime.Objec
 	// Dropping type-dependent fields before allocating lets the allocation
 	// see that a NodePort → ClusterIP change gives its ports back.
 	PrepareForUpdate(svc, old)
-	if errs := ValidateUpdate(svc, old); len(errs) > 0 {
+	if errs := beforeAllocation(ValidateUpdate(svc, old)); len(errs) > 0 {
 		return nil, invalid(svc, errs)
 	}
 	if err := al.initIPFamilyFields(svc, old); err != nil {
