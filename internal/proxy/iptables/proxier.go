@@ -1,0 +1,230 @@
+package iptables
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"k8s.io/klog/v2"
+	"k8s.io/utils/clock"
+
+	"github.com/svcplane/svcplane/internal/proxy"
+	"github.com/svcplane/svcplane/internal/proxy/iptables/iptext"
+)
+
+// jump is a rule in a builtin chain that sends traffic into ours.
+type jump struct {
+	table       Table
+	chain, rule string
+}
+
+const (
+	ruleNew      = "-m conntrack --ctstate NEW "
+	cmtPortals   = `-m comment --comment "kubernetes service portals" -j ` + chainServices
+	cmtExternal  = `-m comment --comment "kubernetes externally-visible service portals" -j ` + chainExternalServices
+	cmtFirewall  = `-m comment --comment "kubernetes load balancer firewall" -j ` + chainProxyFirewall
+	cmtHealth    = `-m comment --comment "kubernetes health check service ports" -j ` + chainNodePorts
+	cmtForward   = `-m comment --comment "kubernetes forwarding rules" -j ` + chainForward
+	cmtPostroute = `-m comment --comment "kubernetes postrouting rules" -j ` + chainPostrouting
+)
+
+// jumps are upstream's jump rules, in the order they end up in each chain.
+var jumps = []jump{
+	{TableFilter, "INPUT", ruleNew + cmtFirewall},
+	{TableFilter, "INPUT", cmtHealth},
+	{TableFilter, "INPUT", ruleNew + cmtExternal},
+	{TableFilter, "FORWARD", ruleNew + cmtFirewall},
+	{TableFilter, "FORWARD", cmtForward},
+	{TableFilter, "FORWARD", ruleNew + cmtPortals},
+	{TableFilter, "FORWARD", ruleNew + cmtExternal},
+	{TableFilter, "OUTPUT", ruleNew + cmtFirewall},
+	{TableFilter, "OUTPUT", ruleNew + cmtPortals},
+	{TableNAT, "PREROUTING", cmtPortals},
+	{TableNAT, "OUTPUT", cmtPortals},
+	{TableNAT, "POSTROUTING", cmtPostroute},
+}
+
+// canaryTables are where the canary chain lives.
+var canaryTables = []Table{TableMangle, TableNAT, TableFilter}
+
+// SyncResult describes one sync.
+type SyncResult struct {
+	Full bool
+	// Changes counts chains written or deleted.
+	Changes int
+	// RestoreBytes is the size of the restore input.
+	RestoreBytes int
+	Duration     time.Duration
+}
+
+// Proxier owns one family's KUBE-* chains.
+type Proxier struct {
+	cfg   Config
+	ipt   Interface
+	state func() *proxy.Snapshot
+	clock clock.PassiveClock
+
+	mu        sync.Mutex
+	installed *Ruleset // what the last successful sync left; nil = unknown
+	lastSnap  *proxy.Snapshot
+	// OnSynced, when set, is called after each sync with its result, the
+	// previous and the current snapshot (conntrack cleanup, metrics).
+	OnSynced func(res SyncResult, prev, cur *proxy.Snapshot, err error)
+}
+
+// NewProxier returns a Proxier installing snapshots from state through ipt.
+func NewProxier(cfg Config, ipt Interface, state func() *proxy.Snapshot, clk clock.PassiveClock) *Proxier {
+	if clk == nil {
+		clk = clock.RealClock{}
+	}
+	return &Proxier{cfg: cfg, ipt: ipt, state: state, clock: clk}
+}
+
+// SyncProxyRules installs the current snapshot. A partial sync restores
+// only chains whose rules changed and deletes the ones that went away; a
+// full one (asked for, first, after a failure or a flush the canary
+// caught) rewrites every chain, re-ensures the jump rules and deletes
+// stale per-Service chains found in the tables.
+func (p *Proxier) SyncProxyRules(full bool) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	start := p.clock.Now()
+	ctx := context.Background()
+	snap := p.state()
+	desired := Plan(&p.cfg, snap)
+	res := SyncResult{Full: full || p.installed == nil}
+	prev := p.installed
+	stale := map[Table][]string{}
+	if res.Full {
+		var err error
+		if stale, err = p.prepareFull(ctx); err != nil {
+			return p.failed(res, snap, err)
+		}
+		prev = nil
+	}
+	diffs := map[Table]restoreDiff{}
+	for _, t := range writtenTables {
+		diffs[t] = diffTable(t, prev, desired, stale[t])
+	}
+	data, n := writeRestore(desired, diffs)
+	res.Changes, res.RestoreBytes = n, len(data)
+	if len(data) > 0 {
+		if err := p.ipt.Restore(ctx, data); err != nil {
+			return p.failed(res, snap, fmt.Errorf("iptables-restore (full=%v): %w", res.Full, err))
+		}
+	}
+	if res.Full {
+		for i := len(jumps) - 1; i >= 0; i-- {
+			if err := p.ipt.EnsureRule(ctx, jumps[i].table, jumps[i].chain, jumps[i].rule); err != nil {
+				return p.failed(res, snap, err)
+			}
+		}
+	}
+	res.Duration = p.clock.Since(start)
+	prevSnap := p.lastSnap
+	p.installed, p.lastSnap = desired, snap
+	klog.V(2).InfoS("Synced iptables rules", "full", res.Full, "changes", res.Changes, "bytes", res.RestoreBytes, "elapsed", res.Duration)
+	if p.OnSynced != nil {
+		p.OnSynced(res, prevSnap, snap, nil)
+	}
+	return nil
+}
+
+// prepareFull makes the canaries and, when the installed state is unknown,
+// lists the per-Service chains that exist so stale ones can go.
+func (p *Proxier) prepareFull(ctx context.Context) (map[Table][]string, error) {
+	for _, t := range canaryTables {
+		if err := p.ipt.EnsureChain(ctx, t, ChainCanary); err != nil {
+			return nil, err
+		}
+	}
+	stale := map[Table][]string{}
+	if p.installed != nil {
+		for _, t := range writtenTables {
+			stale[t] = p.installed.Chains(t)
+		}
+		return stale, nil
+	}
+	for _, t := range writtenTables {
+		out, err := p.ipt.Save(ctx, t)
+		if err != nil {
+			return nil, err
+		}
+		tables, err := iptext.ParseSave(string(out))
+		if err != nil {
+			return nil, err
+		}
+		if tt := tables[string(t)]; tt != nil {
+			for _, c := range tt.Order {
+				if isOwnedServiceChain(c) {
+					stale[t] = append(stale[t], c)
+				}
+			}
+		}
+	}
+	return stale, nil
+}
+
+func (p *Proxier) failed(res SyncResult, snap *proxy.Snapshot, err error) error {
+	p.installed = nil // unknown: the next sync is full and lists the tables
+	if p.OnSynced != nil {
+		p.OnSynced(res, p.lastSnap, snap, err)
+	}
+	return err
+}
+
+// ForceFullSync makes the next sync full and re-read the tables.
+func (p *Proxier) ForceFullSync() {
+	p.mu.Lock()
+	p.installed = nil
+	p.mu.Unlock()
+}
+
+// CanaryPresent reports whether every canary chain still exists.
+func (p *Proxier) CanaryPresent(ctx context.Context) (bool, error) {
+	for _, t := range canaryTables {
+		ok, err := p.ipt.ChainExists(ctx, t, ChainCanary)
+		if err != nil || !ok {
+			return false, err
+		}
+	}
+	return true, nil
+}
+
+// CheckCanary forces a full resync and calls resync when a canary chain
+// is gone (the tables were flushed by someone else). It reports whether it
+// did. Monitor calls it periodically.
+func (p *Proxier) CheckCanary(ctx context.Context, resync func()) bool {
+	ok, err := p.CanaryPresent(ctx)
+	if err != nil {
+		klog.ErrorS(err, "Checking the iptables canary failed")
+		return false
+	}
+	p.mu.Lock()
+	synced := p.installed != nil
+	p.mu.Unlock()
+	if ok || !synced {
+		return false
+	}
+	klog.InfoS("iptables canary chain missing; the tables were flushed, resyncing everything", "chain", ChainCanary)
+	p.ForceFullSync()
+	if resync != nil {
+		resync()
+	}
+	return true
+}
+
+// Monitor checks the canary every interval until ctx ends.
+func Monitor(ctx context.Context, clk clock.WithTicker, interval time.Duration, p *Proxier, resync func()) {
+	t := clk.NewTicker(interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C():
+			p.CheckCanary(ctx, resync)
+		}
+	}
+}
