@@ -140,6 +140,11 @@ func (t *fakeTable) apply(table Table, op, chain, rule string) error {
 	if !exists {
 		return fmt.Errorf("no chain %q", chain)
 	}
+	if op == "-I" {
+		if pos, rest, ok := strings.Cut(rule, " "); ok && pos == "1" {
+			rule = rest
+		}
+	}
 	switch op {
 	case "-A", "-I":
 		if target := jumpTarget(rule); target != "" && !slices.Contains(builtinTargets, target) {

@@ -3,7 +3,6 @@ package iptables
 import (
 	"fmt"
 	"net/netip"
-	"slices"
 	"strconv"
 
 	"github.com/svcplane/svcplane/internal/proxy"
@@ -14,42 +13,57 @@ import (
 // comments are left out, as upstream does, to keep restores small.
 const largeClusterEndpoints = 1000
 
-// planner holds one Plan call's state.
+// planner holds one Plan call's state; r is where rules go (the shared
+// chains, or one service port's svcRules).
 type planner struct {
 	cfg      *Config
-	r        *Ruleset
+	r        sink
 	node     proxy.Node
 	comments bool
-	markRule string // "-j KUBE-MARK-MASQ"
 }
 
-// Plan turns a snapshot into the desired chains of the filter and nat
-// tables. It does no I/O.
-func Plan(cfg *Config, snap *proxy.Snapshot) *Ruleset {
+// Plan turns a snapshot into the desired chains of the filter, nat and
+// mangle tables. It does no I/O.
+func Plan(cfg *Config, snap *proxy.Snapshot) *Ruleset { return PlanFrom(cfg, snap, nil) }
+
+// PlanFrom is Plan reusing prev's per-service parts where the service
+// port, its endpoints and the node are unchanged (prev may be nil). The
+// result equals Plan's.
+func PlanFrom(cfg *Config, snap *proxy.Snapshot, prev *Ruleset) *Ruleset {
 	total := 0
 	for _, eps := range snap.Endpoints {
 		total += len(eps)
 	}
-	p := &planner{cfg: cfg, r: newRuleset(), node: snap.Node, comments: total <= largeClusterEndpoints}
-	p.base()
-	names := make([]proxy.ServicePortName, 0, len(snap.Services))
-	for n := range snap.Services {
-		names = append(names, n)
+	p := &planner{cfg: cfg, node: snap.Node, comments: total <= largeClusterEndpoints}
+	rs := &Ruleset{shared: newChainSet(), services: make(map[string]*svcRules, len(snap.Services)),
+		comments: p.comments, node: snap.Node}
+	if prev != nil && (prev.comments != p.comments || !sameNode(prev.node, snap.Node)) {
+		prev = nil
 	}
-	slices.SortFunc(names, func(a, b proxy.ServicePortName) int {
-		if a.String() < b.String() {
-			return -1
+	for name, svc := range snap.Services {
+		key := name.String()
+		eps := snap.Endpoints[name]
+		if prev != nil {
+			if old := prev.services[key]; old != nil && sameServicePort(old.svc, svc) && sameEndpoints(old.eps, eps) {
+				rs.services[key] = old
+				continue
+			}
 		}
-		if a.String() > b.String() {
-			return 1
+		s := &svcRules{svc: svc, eps: eps, own: newChainSet()}
+		p.r = s
+		p.servicePort(svc, eps)
+		rs.services[key] = s
+	}
+	rs.order = sortedKeys(rs.services)
+	p.r = rs.shared
+	p.base()
+	for _, key := range rs.order {
+		for _, r := range rs.services[key].shared {
+			rs.shared[r.table][r.chain] = append(rs.shared[r.table][r.chain], r.rule)
 		}
-		return 0
-	})
-	for _, n := range names {
-		p.servicePort(snap.Services[n], snap.Endpoints[n])
 	}
 	p.nodePortDispatch()
-	return p.r
+	return rs
 }
 
 func comment(text string) string { return "-m comment --comment " + iptext.Quote(text) }
@@ -57,12 +71,13 @@ func comment(text string) string { return "-m comment --comment " + iptext.Quote
 // base declares the fixed chains and their fixed rules.
 func (p *planner) base() {
 	r := p.r
-	for _, c := range []string{chainServices, chainExternalServices, chainForward, chainNodePorts, chainProxyFirewall} {
+	for _, c := range []string{chainServices, chainExternalServices, chainForward, chainNodePorts, chainProxyFirewall, ChainCanary} {
 		r.declare(TableFilter, c)
 	}
-	for _, c := range []string{chainServices, chainNodePorts, chainPostrouting, chainMarkMasq} {
+	for _, c := range []string{chainServices, chainNodePorts, chainPostrouting, chainMarkMasq, ChainCanary} {
 		r.declare(TableNAT, c)
 	}
+	r.declare(TableMangle, ChainCanary)
 	mark, markMask := p.cfg.markMasq()
 	r.add(TableFilter, chainForward, "-m conntrack --ctstate INVALID -j DROP")
 	r.add(TableFilter, chainForward, comment("kubernetes forwarding rules"), "-m mark --mark", markMask, "-j ACCEPT")

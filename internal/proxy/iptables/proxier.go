@@ -45,6 +45,13 @@ var jumps = []jump{
 	{TableNAT, "POSTROUTING", cmtPostroute},
 }
 
+// nftChunkChains is the restore size for the nft variant when creating
+// chains (about 23 services of 10 endpoints); rewriting existing chains
+// uses 4×, as each restore also pays for reading the table. Measured on
+// 5,000 Services × 10 endpoints: 250 → 2.5 s into empty tables; 1,000 →
+// 7 s over existing ones (250 → 19 s).
+const nftChunkChains = 250
+
 // canaryTables are where the canary chain lives.
 var canaryTables = []Table{TableMangle, TableNAT, TableFilter}
 
@@ -65,6 +72,12 @@ type Proxier struct {
 	state func() *proxy.Snapshot
 	clock clock.PassiveClock
 
+	// ChunkChains > 0 splits the service chains of a sync over restores
+	// of about that many chains (iptables-nft-restore --noflush slows
+	// down quadratically with the size of one restore); the shared chains
+	// and deletions come last, in one restore. 0: one restore per sync.
+	ChunkChains int
+
 	mu        sync.Mutex
 	installed *Ruleset // what the last successful sync left; nil = unknown
 	lastSnap  *proxy.Snapshot
@@ -78,47 +91,48 @@ func NewProxier(cfg Config, ipt Interface, state func() *proxy.Snapshot, clk clo
 	if clk == nil {
 		clk = clock.RealClock{}
 	}
-	return &Proxier{cfg: cfg, ipt: ipt, state: state, clock: clk}
+	p := &Proxier{cfg: cfg, ipt: ipt, state: state, clock: clk}
+	if ipt.Variant() == "nft" {
+		p.ChunkChains = nftChunkChains
+	}
+	return p
 }
 
 // SyncProxyRules installs the current snapshot. A partial sync restores
 // only chains whose rules changed and deletes the ones that went away; a
 // full one (asked for, first, after a failure or a flush the canary
-// caught) rewrites every chain, re-ensures the jump rules and deletes
-// stale per-Service chains found in the tables.
+// caught) rewrites every chain. When the installed state is unknown it
+// first reads the tables to find stale per-Service chains and missing
+// jump rules.
 func (p *Proxier) SyncProxyRules(full bool) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	start := p.clock.Now()
 	ctx := context.Background()
 	snap := p.state()
-	desired := Plan(&p.cfg, snap)
+	desired := PlanFrom(&p.cfg, snap, p.installed)
 	res := SyncResult{Full: full || p.installed == nil}
 	prev := p.installed
-	stale := map[Table][]string{}
+	var stale map[Table][]string
+	var missing []jump
 	if res.Full {
 		var err error
-		if stale, err = p.prepareFull(ctx); err != nil {
+		if stale, missing, err = p.prepareFull(ctx); err != nil {
 			return p.failed(res, snap, err)
 		}
 		prev = nil
 	}
-	diffs := map[Table]restoreDiff{}
-	for _, t := range writtenTables {
-		diffs[t] = diffTable(t, prev, desired, stale[t])
+	rp := diffRulesets(prev, desired, stale)
+	rp.jumps = missing
+	res.Changes = rp.changes()
+	chunk := p.ChunkChains
+	if len(stale[TableNAT]) > 0 || (res.Full && p.installed != nil) {
+		chunk *= 4 // rewriting existing chains: each restore's fixed cost dominates
 	}
-	data, n := writeRestore(desired, diffs)
-	res.Changes, res.RestoreBytes = n, len(data)
-	if len(data) > 0 {
-		if err := p.ipt.Restore(ctx, data); err != nil {
+	for _, text := range rp.texts(chunk) {
+		res.RestoreBytes += len(text)
+		if err := p.ipt.Restore(ctx, text); err != nil {
 			return p.failed(res, snap, fmt.Errorf("iptables-restore (full=%v): %w", res.Full, err))
-		}
-	}
-	if res.Full {
-		for i := len(jumps) - 1; i >= 0; i-- {
-			if err := p.ipt.EnsureRule(ctx, jumps[i].table, jumps[i].chain, jumps[i].rule); err != nil {
-				return p.failed(res, snap, err)
-			}
 		}
 	}
 	res.Duration = p.clock.Since(start)
@@ -131,39 +145,53 @@ func (p *Proxier) SyncProxyRules(full bool) error {
 	return nil
 }
 
-// prepareFull makes the canaries and, when the installed state is unknown,
-// lists the per-Service chains that exist so stale ones can go.
-func (p *Proxier) prepareFull(ctx context.Context) (map[Table][]string, error) {
-	for _, t := range canaryTables {
-		if err := p.ipt.EnsureChain(ctx, t, ChainCanary); err != nil {
-			return nil, err
-		}
-	}
+// prepareFull returns, when the installed state is unknown, the
+// per-Service chains that exist (so stale ones go) and the jump rules
+// missing from the builtin chains; otherwise the chains it installed.
+func (p *Proxier) prepareFull(ctx context.Context) (map[Table][]string, []jump, error) {
 	stale := map[Table][]string{}
 	if p.installed != nil {
 		for _, t := range writtenTables {
 			stale[t] = p.installed.Chains(t)
 		}
-		return stale, nil
+		return stale, nil, nil
 	}
-	for _, t := range writtenTables {
+	var missing []jump
+	for _, t := range []Table{TableFilter, TableNAT} {
 		out, err := p.ipt.Save(ctx, t)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		tables, err := iptext.ParseSave(string(out))
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		if tt := tables[string(t)]; tt != nil {
-			for _, c := range tt.Order {
-				if isOwnedServiceChain(c) {
-					stale[t] = append(stale[t], c)
-				}
+		tt := tables[string(t)]
+		if tt == nil {
+			tt = &iptext.Table{}
+		}
+		for _, c := range tt.Order {
+			if isOwnedServiceChain(c) {
+				stale[t] = append(stale[t], c)
+			}
+		}
+		for _, j := range jumps {
+			if j.table == t && !hasJump(tt.Rules[j.chain], jumpTarget(j.rule)) {
+				missing = append(missing, j)
 			}
 		}
 	}
-	return stale, nil
+	return stale, missing, nil
+}
+
+// hasJump reports whether a builtin chain already jumps to target.
+func hasJump(rules []string, target string) bool {
+	for _, r := range rules {
+		if jumpTarget(r) == target {
+			return true
+		}
+	}
+	return false
 }
 
 func (p *Proxier) failed(res SyncResult, snap *proxy.Snapshot, err error) error {

@@ -159,3 +159,44 @@ func TestCleanupRemovesProxyChainsOnly(t *testing.T) {
 		t.Fatalf("second cleanup: %v", err)
 	}
 }
+
+// Chunked restores (the nft variant's) and plans reusing the previous one
+// leave exactly the tables a single restore of a fresh plan does.
+func TestChunkedAndReusedPlansMatch(t *testing.T) {
+	states := []*proxy.Snapshot{webSnap("10.244.1.2", "10.244.2.3"), webSnap("10.244.1.2"), webSnap(), webSnap("10.244.2.3")}
+	run := func(chunk int) []string {
+		fake := NewFake()
+		var snap *proxy.Snapshot
+		p := newTestProxier(Config{Family: proxy.IPv4}, fake, &snap)
+		p.ChunkChains = chunk
+		var dumps []string
+		for i, s := range states {
+			snap = s
+			if err := p.SyncProxyRules(i == 0); err != nil {
+				t.Fatal(err)
+			}
+			dumps = append(dumps, fake.Dump())
+		}
+		if chunk > 0 && len(fake.Restores) <= len(states) {
+			t.Errorf("chunk %d: want more restores than syncs, got %d", chunk, len(fake.Restores))
+		}
+		return dumps
+	}
+	one, chunked := run(0), run(1)
+	for i := range one {
+		if one[i] != chunked[i] {
+			t.Errorf("state %d differs:\n%s\nvs chunked:\n%s", i, one[i], chunked[i])
+		}
+	}
+	for _, s := range states {
+		fresh := Plan(&Config{Family: proxy.IPv4}, s)
+		reused := PlanFrom(&Config{Family: proxy.IPv4}, s, Plan(&Config{Family: proxy.IPv4}, states[0]))
+		for _, tb := range writtenTables {
+			for _, c := range fresh.Chains(tb) {
+				if strings.Join(fresh.Rules(tb, c), "\n") != strings.Join(reused.Rules(tb, c), "\n") {
+					t.Errorf("chain %s differs when reusing a plan", c)
+				}
+			}
+		}
+	}
+}

@@ -3,128 +3,120 @@ package iptables
 import (
 	"slices"
 	"strings"
+
+	"github.com/svcplane/svcplane/internal/proxy"
 )
 
 // writtenTables are the tables the planner fills, in restore order.
-var writtenTables = []Table{TableFilter, TableNAT}
+var writtenTables = []Table{TableFilter, TableNAT, TableMangle}
 
-// Ruleset is a planned set of chains: for each table, chain name → rules
-// (each rule is the text after "-A CHAIN"). It is a value the planner
-// builds and the Proxier diffs; building it does no I/O.
-type Ruleset struct {
-	tables map[Table]map[string][]string
-}
+// sharedChains are the fixed chains every Service adds rules to; all
+// other chains belong to one service port.
+var sharedChains = []string{chainServices, chainExternalServices, chainNodePorts, chainProxyFirewall,
+	chainForward, chainPostrouting, chainMarkMasq, ChainCanary}
 
-func newRuleset() *Ruleset {
-	return &Ruleset{tables: map[Table]map[string][]string{TableFilter: {}, TableNAT: {}}}
-}
+// chainSet maps table → chain → rules (each rule is the text after
+// "-A CHAIN").
+type chainSet map[Table]map[string][]string
 
-// declare makes sure a chain exists (possibly empty).
-func (r *Ruleset) declare(t Table, chain string) {
-	if _, ok := r.tables[t][chain]; !ok {
-		r.tables[t][chain] = nil
+func newChainSet() chainSet { return chainSet{} }
+
+func (c chainSet) declare(t Table, chain string) {
+	if c[t] == nil {
+		c[t] = map[string][]string{}
+	}
+	if _, ok := c[t][chain]; !ok {
+		c[t][chain] = nil
 	}
 }
 
-// add appends a rule made of words to a chain.
-func (r *Ruleset) add(t Table, chain string, words ...string) {
-	kept := words[:0:0]
+// add appends a rule made of words (empty words are skipped).
+func (c chainSet) add(t Table, chain string, words ...string) {
+	c.declare(t, chain)
+	kept := make([]string, 0, len(words))
 	for _, w := range words {
 		if w != "" {
 			kept = append(kept, w)
 		}
 	}
-	r.tables[t][chain] = append(r.tables[t][chain], strings.Join(kept, " "))
+	c[t][chain] = append(c[t][chain], strings.Join(kept, " "))
+}
+
+// sink is where the planner writes rules.
+type sink interface {
+	declare(t Table, chain string)
+	add(t Table, chain string, words ...string)
+}
+
+// svcRules is one service port's part of the plan: its own chains and
+// its rules in the shared chains. It is reused across syncs while the
+// service port, its endpoints and the node stay the same.
+type svcRules struct {
+	svc *proxy.ServicePort
+	eps []proxy.Endpoint
+	own chainSet
+	// shared are the rules for shared chains, in planning order.
+	shared []sharedRule
+}
+
+type sharedRule struct {
+	table       Table
+	chain, rule string
+}
+
+func (s *svcRules) declare(t Table, chain string) {
+	if !slices.Contains(sharedChains, chain) {
+		s.own.declare(t, chain)
+	}
+}
+
+func (s *svcRules) add(t Table, chain string, words ...string) {
+	if !slices.Contains(sharedChains, chain) {
+		s.own.add(t, chain, words...)
+		return
+	}
+	tmp := chainSet{}
+	tmp.add(t, chain, words...)
+	s.shared = append(s.shared, sharedRule{t, chain, tmp[t][chain][0]})
+}
+
+// Ruleset is a planned set of chains: the shared chains fully assembled
+// and each service port's own chains. It is a value the planner builds
+// and the Proxier diffs; building it does no I/O.
+type Ruleset struct {
+	shared   chainSet
+	services map[string]*svcRules
+	order    []string // service keys, sorted
+	comments bool
+	node     proxy.Node
 }
 
 // Chains returns the sorted chain names of a table.
-func (r *Ruleset) Chains(t Table) []string { return sortedKeys(r.tables[t]) }
+func (r *Ruleset) Chains(t Table) []string {
+	var out []string
+	for c := range r.shared[t] {
+		out = append(out, c)
+	}
+	for _, s := range r.services {
+		for c := range s.own[t] {
+			out = append(out, c)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
 
 // Rules returns a chain's rules.
-func (r *Ruleset) Rules(t Table, chain string) []string { return r.tables[t][chain] }
-
-// NumChains counts the chains of all tables.
-func (r *Ruleset) NumChains() int {
-	n := 0
-	for _, c := range r.tables {
-		n += len(c)
+func (r *Ruleset) Rules(t Table, chain string) []string {
+	if rules, ok := r.shared[t][chain]; ok {
+		return rules
 	}
-	return n
-}
-
-// restoreDiff is what one iptables-restore run changes in one table.
-type restoreDiff struct {
-	write  []string // chains declared (flushed) and filled
-	delete []string // chains flushed and deleted
-}
-
-// diffTable compares a table of prev (nil: unknown, write everything) with
-// desired; stale lists chains known to exist that the plan drops.
-func diffTable(t Table, prev, desired *Ruleset, stale []string) restoreDiff {
-	var d restoreDiff
-	want := desired.tables[t]
-	for _, name := range sortedKeys(want) {
-		if prev != nil {
-			if old, ok := prev.tables[t][name]; ok && slices.Equal(old, want[name]) {
-				continue
-			}
-		}
-		d.write = append(d.write, name)
-	}
-	if prev != nil {
-		for _, name := range sortedKeys(prev.tables[t]) {
-			if _, ok := want[name]; !ok {
-				d.delete = append(d.delete, name)
-			}
+	for _, s := range r.services {
+		if rules, ok := s.own[t][chain]; ok {
+			return rules
 		}
 	}
-	for _, name := range stale {
-		if _, ok := want[name]; !ok && !slices.Contains(d.delete, name) {
-			d.delete = append(d.delete, name)
-		}
-	}
-	return d
-}
-
-// writeRestore renders the iptables-restore --noflush input for the
-// diffs: per table, every written or deleted chain is declared (which
-// flushes it), then the written chains' rules, then the deletions. Tables
-// with nothing to do are left out. It returns the text and the number of
-// chains written or deleted.
-func writeRestore(desired *Ruleset, diffs map[Table]restoreDiff) ([]byte, int) {
-	var b strings.Builder
-	n := 0
-	for _, t := range writtenTables {
-		d := diffs[t]
-		if len(d.write) == 0 && len(d.delete) == 0 {
-			continue
-		}
-		n += len(d.write) + len(d.delete)
-		b.WriteString("*" + string(t) + "\n")
-		for _, c := range d.write {
-			b.WriteString(":" + c + " - [0:0]\n")
-		}
-		for _, c := range d.delete {
-			b.WriteString(":" + c + " - [0:0]\n")
-		}
-		for _, c := range d.write {
-			for _, r := range desired.tables[t][c] {
-				b.WriteString("-A ")
-				b.WriteString(c)
-				b.WriteByte(' ')
-				b.WriteString(r)
-				b.WriteByte('\n')
-			}
-		}
-		for _, c := range d.delete {
-			b.WriteString("-X " + c + "\n")
-		}
-		b.WriteString("COMMIT\n")
-	}
-	if n == 0 {
-		return nil, 0
-	}
-	return []byte(b.String()), n
+	return nil
 }
 
 func sortedKeys[V any](m map[string]V) []string {
