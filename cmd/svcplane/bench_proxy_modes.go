@@ -136,5 +136,4 @@ func benchIPTablesInNetns(out io.Writer, v iptables.Variant, services, endpoints
 	return nil
 }
 
-
 func msOf(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }

@@ -39,6 +39,7 @@ type proxyOptions struct {
 	nodePortAddresses                                   []string
 	masqueradeAll, cleanup                              bool
 	healthzAddr, metricsAddr                            string
+	modes                                               modeOptions
 }
 
 func newProxyCommand() *cobra.Command {
@@ -46,7 +47,7 @@ func newProxyCommand() *cobra.Command {
 		healthzAddr: "0.0.0.0:10256", metricsAddr: "127.0.0.1:10249"}
 	cmd := &cobra.Command{
 		Use:   "proxy",
-		Short: "Run the service proxy on this node (kube-proxy compatible, nftables mode)",
+		Short: "Run the service proxy on this node (kube-proxy compatible: nftables, iptables, ipvs or userspace mode)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if o.configFile != "" {
@@ -65,7 +66,7 @@ func newProxyCommand() *cobra.Command {
 	f := cmd.Flags()
 	f.StringVar(&o.kubeconfig, "kubeconfig", "", "Path to a kubeconfig (empty: in-cluster config).")
 	f.StringVar(&o.configFile, "config", "", "A KubeProxyConfiguration (kubeproxy.config.k8s.io/v1alpha1) file; flags given explicitly win.")
-	f.StringVar(&o.mode, "proxy-mode", o.mode, "Proxy mode; this build implements nftables.")
+	f.StringVar(&o.mode, "proxy-mode", o.mode, "Proxy mode: nftables, iptables, ipvs (falls back to iptables without kernel IPVS) or userspace.")
 	f.StringVar(&o.clusterCIDR, "cluster-cidr", "", "Pod CIDRs (comma-separated); traffic to a ClusterIP from outside is masqueraded.")
 	f.StringVar(&o.hostname, "hostname-override", "", "Node name to use instead of the hostname.")
 	f.DurationVar(&o.minSync, "min-sync-period", o.minSync, "Minimum interval between rule syncs.")
@@ -75,6 +76,7 @@ func newProxyCommand() *cobra.Command {
 	f.StringVar(&o.healthzAddr, "healthz-bind-address", o.healthzAddr, "Address:port of /healthz and /livez (empty: off).")
 	f.StringVar(&o.metricsAddr, "metrics-bind-address", o.metricsAddr, "Address:port of /metrics (empty: off).")
 	f.BoolVar(&o.cleanup, "cleanup", false, "Remove everything the proxy installed and exit.")
+	addModeFlags(f, o)
 	return cmd
 }
 
@@ -107,6 +109,7 @@ func (o *proxyOptions) loadConfig(cmd *cobra.Command) error {
 	set("healthz-bind-address", func() { o.healthzAddr = nonEmpty(c.HealthzBindAddress, o.healthzAddr) })
 	set("metrics-bind-address", func() { o.metricsAddr = nonEmpty(c.MetricsBindAddress, o.metricsAddr) })
 	set("kubeconfig", func() { o.kubeconfig = nonEmpty(c.ClientConnection.Kubeconfig, o.kubeconfig) })
+	o.modes.fromConfig(o, &c, set)
 	return nil
 }
 
@@ -133,6 +136,7 @@ func cleanupProxy(ctx context.Context) error {
 		}
 		errs = append(errs, err)
 	}
+	errs = append(errs, cleanupOtherModes(ctx))
 	return errors.Join(errs...)
 }
 
@@ -169,7 +173,7 @@ func (o *proxyOptions) backendConfig() (nftables.Config, error) {
 
 func runProxy(ctx context.Context, o *proxyOptions) error {
 	if o.mode != "" && o.mode != "nftables" {
-		return fmt.Errorf("proxy mode %q is not implemented yet (nftables is)", o.mode)
+		return runProxyMode(ctx, o)
 	}
 	cfg, err := o.backendConfig()
 	if err != nil {
