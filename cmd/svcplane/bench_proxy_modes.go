@@ -19,11 +19,14 @@ import (
 func withBenchModes(cmd *cobra.Command) *cobra.Command {
 	var mode, variant string
 	var chunk int
+	var role string
 	nft := cmd.RunE
 	cmd.Flags().StringVar(&mode, "mode", "nftables", "Backend to measure: nftables, iptables or userspace.")
 	cmd.Flags().StringVar(&variant, "iptables-variant", "", "iptables mode: legacy, nft, or empty for every installed one.")
 	cmd.Flags().IntVar(&chunk, "iptables-chunk", -1, "iptables mode: chains per restore (-1: the backend's default for the variant).")
 	_ = cmd.Flags().MarkHidden("iptables-chunk")
+	cmd.Flags().StringVar(&role, "userspace-role", "", "Internal: a helper process of the userspace bench.")
+	_ = cmd.Flags().MarkHidden("userspace-role")
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		services, _ := cmd.Flags().GetInt("services")
 		endpoints, _ := cmd.Flags().GetInt("endpoints")
