@@ -55,6 +55,9 @@ func (t *IPTTracer) matchRule(args []string, q *iptPkt, stat *int) (bool, string
 			m = val() == "LOCAL" && t.isLocal(addr)
 		case "--mark":
 			m = markMatches(q.mark, val())
+		case "--match-set":
+			name := val()
+			m = t.inIPSet(name, strings.Split(val(), ","), q)
 		case "--probability":
 			val()
 			m = *stat == q.choice
@@ -111,4 +114,35 @@ func markMatches(mark uint32, s string) bool {
 		mask, _ = strconv.ParseUint(m, 0, 32)
 	}
 	return uint64(mark)&mask == val
+}
+
+// inIPSet reports whether the packet's dst/src fields (flags) are in an
+// ipset entry: "ip", "port" (bitmap:port), "ip,proto:port",
+// "ip,proto:port,ip" or "ip,proto:port,net".
+func (t *IPTTracer) inIPSet(name string, flags []string, q *iptPkt) bool {
+	for _, e := range t.sets[name] {
+		parts := strings.Split(e, ",")
+		if len(parts) != len(flags) {
+			continue
+		}
+		ok := true
+		for i, part := range parts {
+			addr := q.dst
+			if flags[i] == "src" {
+				addr = q.src
+			}
+			switch {
+			case i == 1:
+				ok = ok && part == q.proto+":"+strconv.Itoa(q.dport)
+			case len(parts) == 1 && !strings.ContainsAny(part, ".:"):
+				ok = ok && part == strconv.Itoa(q.dport)
+			default:
+				ok = ok && addrIn(addr, part)
+			}
+		}
+		if ok {
+			return true
+		}
+	}
+	return false
 }

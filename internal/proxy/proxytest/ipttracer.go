@@ -22,7 +22,12 @@ type IPTTracer struct {
 	local  []netip.Addr
 	// recent lists (ClientIP affinity), kept across traces.
 	recent map[string]map[netip.Addr]bool
+	// sets are ipset contents for -m set matches (SetIPSets).
+	sets map[string][]string
 }
+
+// SetIPSets gives the tracer the contents of the ipsets rules match.
+func (t *IPTTracer) SetIPSets(sets map[string][]string) { t.sets = sets }
 
 // NewIPTTracer parses save text (of the filter and nat tables at least);
 // localIPs are the node's addresses.
