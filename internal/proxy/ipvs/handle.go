@@ -136,8 +136,10 @@ func (n *netlinkHandle) GetVirtualServers() ([]*VirtualServer, error) {
 	return out, nil
 }
 
-func (n *netlinkHandle) AddVirtualServer(v *VirtualServer) error    { return n.h.NewService(toLib(v)) }
-func (n *netlinkHandle) UpdateVirtualServer(v *VirtualServer) error { return n.h.UpdateService(toLib(v)) }
+func (n *netlinkHandle) AddVirtualServer(v *VirtualServer) error { return n.h.NewService(toLib(v)) }
+func (n *netlinkHandle) UpdateVirtualServer(v *VirtualServer) error {
+	return n.h.UpdateService(toLib(v))
+}
 func (n *netlinkHandle) DeleteVirtualServer(v *VirtualServer) error { return n.h.DelService(toLib(v)) }
 
 func (n *netlinkHandle) GetRealServers(v *VirtualServer) ([]*RealServer, error) {
