@@ -160,6 +160,9 @@ func cleanupOtherModes(ctx context.Context) error {
 	var errs []error
 	for _, v := range []iptables.Variant{iptables.VariantLegacy, iptables.VariantNFT} {
 		for _, fam := range []proxy.IPFamily{proxy.IPv4, proxy.IPv6} {
+			if v == iptables.VariantLegacy && !legacyTablesLoaded(fam) {
+				continue // reading them would load the legacy tables
+			}
 			ipt, err := iptables.New(fam, v)
 			if err != nil {
 				continue // variant not installed
@@ -191,4 +194,15 @@ func (m *modeOptions) fromConfig(o *proxyOptions, c *kubeproxyconfig.KubeProxyCo
 	set("min-sync-period", func() { o.minSync = nonZero(minSync, o.minSync) })
 	set("sync-period", func() { o.sync = nonZero(sync, o.sync) })
 	set("masquerade-all", func() { o.masqueradeAll = o.masqueradeAll || masqAll })
+}
+
+// legacyTablesLoaded reports whether any legacy (x_tables) table of the
+// family exists in this network namespace.
+func legacyTablesLoaded(fam proxy.IPFamily) bool {
+	path := "/proc/net/ip_tables_names"
+	if fam == proxy.IPv6 {
+		path = "/proc/net/ip6_tables_names"
+	}
+	b, err := os.ReadFile(path)
+	return err == nil && len(strings.TrimSpace(string(b))) > 0
 }
