@@ -82,21 +82,9 @@ func diffRulesets(prev, desired *Ruleset, stale map[Table][]string) *restorePlan
 			}
 		}
 	}
-	wanted := map[Table]map[string]bool{}
-	for _, t := range writtenTables {
-		if len(stale[t]) == 0 {
-			continue
-		}
-		wanted[t] = map[string]bool{}
-		for _, c := range desired.Chains(t) {
-			wanted[t][c] = true
-		}
-	}
-	for t, names := range stale {
+	for t, names := range staleNotWanted(desired, stale) {
 		for _, c := range names {
-			if !wanted[t][c] {
-				drop(t, c)
-			}
+			drop(t, c)
 		}
 	}
 	for t, names := range gone {
@@ -207,4 +195,25 @@ func writeTable(b *strings.Builder, t Table, write []chainText, del []string, ju
 		b.WriteString("-I " + jumps[i].chain + " 1 " + jumps[i].rule + "\n")
 	}
 	b.WriteString("COMMIT\n")
+}
+
+// staleNotWanted filters the chains found in the tables down to those the
+// plan does not have.
+func staleNotWanted(desired *Ruleset, stale map[Table][]string) map[Table][]string {
+	out := map[Table][]string{}
+	for _, t := range writtenTables {
+		if len(stale[t]) == 0 {
+			continue
+		}
+		wanted := map[string]bool{}
+		for _, c := range desired.Chains(t) {
+			wanted[c] = true
+		}
+		for _, c := range stale[t] {
+			if !wanted[c] {
+				out[t] = append(out[t], c)
+			}
+		}
+	}
+	return out
 }
