@@ -148,6 +148,9 @@ func kernelE2E(t *testing.T, v Variant) {
 	if got := l.dial("tcp", "10.96.0.10:80"); got["b1"] != 24 {
 		t.Errorf("after endpoint removal: got %v", got)
 	}
+	if got := l.dial("tcp", "10.96.0.20:80"); got["b2"] != 24 {
+		t.Errorf("Service added by a partial sync: got %v\n%s", got, save())
+	}
 	if got := l.dial("udp", "10.96.0.53:53"); got["b2"] != 24 {
 		t.Errorf("UDP after the endpoint moved (stale conntrack entries?): got %v", got)
 	}
@@ -156,6 +159,9 @@ func kernelE2E(t *testing.T, v Variant) {
 		t.Errorf("no endpoints should be rejected (connection refused), got %s\n%s", out, save())
 	}
 
+	if s := save(); strings.Contains(s, "10.96.0.20") || strings.Contains(s, "10.96.0.53") {
+		t.Errorf("rules of removed Services left:\n%s", s)
+	}
 	l.helperOut("node", "cleanup", variant)
 	if s := save(); strings.Contains(s, "KUBE-") {
 		t.Errorf("--cleanup left chains:\n%s", s)

@@ -56,9 +56,13 @@ func e2eStates() map[string][]runtime.Object {
 	udpSlice2.Ports[0].Protocol = &udp.Spec.Ports[0].Protocol
 	both := proxytest.Slice("web", 8080, "10.244.1.2@"+proxytest.OtherNode, "10.244.2.3@"+proxytest.OtherNode)
 	one := proxytest.Slice("web", 8080, "10.244.1.2@"+proxytest.OtherNode)
+	// extra arrives in a partial sync (rule inserts into KUBE-SERVICES)
+	// and leaves in one (rule deletes).
+	extra := proxytest.Svc("extra", "10.96.0.20", 80)
+	extraSlice := proxytest.Slice("extra", 8080, "10.244.2.3@"+proxytest.OtherNode)
 	return map[string][]runtime.Object{
 		"two":  {web, both, udp, udpSlice},
-		"one":  {web, one, udp, udpSlice2},
+		"one":  {web, one, udp, udpSlice2, extra, extraSlice},
 		"none": {web},
 	}
 }

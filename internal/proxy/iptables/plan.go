@@ -55,16 +55,41 @@ func PlanFrom(cfg *Config, snap *proxy.Snapshot, prev *Ruleset) *Ruleset {
 		rs.services[key] = s
 	}
 	rs.order = sortedKeys(rs.services)
-	p.r = rs.shared
+	head, tail := newChainSet(), newChainSet()
+	p.r = head
 	p.base()
+	p.r = tail
+	p.nodePortDispatch()
+	rs.fixed = map[string]bool{}
+	for _, t := range writtenTables {
+		for c, rules := range head[t] {
+			rs.shared.declare(t, c)
+			rs.shared[t][c] = append(rs.shared[t][c], rules...)
+			for _, r := range rules {
+				rs.fixed[fixedKey(t, c, r)] = true
+			}
+		}
+	}
 	for _, key := range rs.order {
 		for _, r := range rs.services[key].shared {
+			rs.shared.declare(r.table, r.chain)
 			rs.shared[r.table][r.chain] = append(rs.shared[r.table][r.chain], r.rule)
 		}
 	}
-	p.nodePortDispatch()
+	for _, t := range writtenTables {
+		for c, rules := range tail[t] {
+			rs.shared.declare(t, c)
+			rs.shared[t][c] = append(rs.shared[t][c], rules...)
+			for _, r := range rules {
+				rs.fixed[fixedKey(t, c, r)] = true
+			}
+		}
+	}
 	return rs
 }
+
+// fixedKey identifies a rule of a shared chain that no Service owns.
+func fixedKey(t Table, chain, rule string) string { return string(t) + "\x00" + chain + "\x00" + rule }
 
 func comment(text string) string { return "-m comment --comment " + iptext.Quote(text) }
 

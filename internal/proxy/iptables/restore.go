@@ -12,9 +12,21 @@ import (
 type restorePlan struct {
 	groups [][]chainText         // nat chains of changed service ports
 	shared map[Table][]chainText // shared chains to write
+	edits  map[Table][]ruleEdit  // shared chains changed rule by rule
 	delete map[Table][]string    // chains to flush and delete
 	jumps  []jump                // rules to insert into builtin chains
 }
+
+// ruleEdit deletes and inserts Service rules of a shared chain, whose
+// order among themselves does not matter (they match disjoint
+// destinations); inserted rules go first.
+type ruleEdit struct {
+	chain       string
+	del, insert []string
+}
+
+// maxRuleEdits: above this many changed rules a shared chain is rewritten.
+const maxRuleEdits = 100
 
 // chainText is a chain to write and its rules.
 type chainText struct {
@@ -25,12 +37,25 @@ type chainText struct {
 // diffRulesets compares prev (nil: nothing known, write everything) with
 // desired; stale lists chains found in the tables that may need deleting.
 func diffRulesets(prev, desired *Ruleset, stale map[Table][]string) *restorePlan {
-	rp := &restorePlan{shared: map[Table][]chainText{}, delete: map[Table][]string{}}
+	rp := &restorePlan{shared: map[Table][]chainText{}, delete: map[Table][]string{}, edits: map[Table][]ruleEdit{}}
 	for _, t := range writtenTables {
 		for _, c := range sortedKeys(desired.shared[t]) {
-			if prev == nil || !sameRules(prev.shared[t], c, desired.shared[t][c]) {
-				rp.shared[t] = append(rp.shared[t], chainText{c, desired.shared[t][c]})
+			want := desired.shared[t][c]
+			if prev == nil {
+				rp.shared[t] = append(rp.shared[t], chainText{c, want})
+				continue
 			}
+			old, ok := prev.shared[t][c]
+			if ok && slices.Equal(old, want) {
+				continue
+			}
+			if e, fine := ruleDiff(t, c, old, want, desired.fixed); ok && fine {
+				if len(e.del)+len(e.insert) > 0 {
+					rp.edits[t] = append(rp.edits[t], e)
+				}
+				continue
+			}
+			rp.shared[t] = append(rp.shared[t], chainText{c, want})
 		}
 	}
 	gone := map[Table]map[string]bool{}
@@ -105,7 +130,7 @@ func (rp *restorePlan) changes() int {
 		n += len(g)
 	}
 	for _, t := range writtenTables {
-		n += len(rp.shared[t]) + len(rp.delete[t])
+		n += len(rp.shared[t]) + len(rp.delete[t]) + len(rp.edits[t])
 	}
 	return n
 }
@@ -122,7 +147,7 @@ func (rp *restorePlan) texts(chunk int) [][]byte {
 		// rules never change, so rewriting it alone is harmless.
 		for i, c := range rp.shared[TableNAT] {
 			if c.name == chainMarkMasq {
-				writeTable(&b, TableNAT, []chainText{c}, nil, nil)
+				writeTable(&b, TableNAT, []chainText{c}, nil, nil, nil)
 				out = append(out, []byte(b.String()))
 				b.Reset()
 				rp.shared[TableNAT] = slices.Delete(slices.Clone(rp.shared[TableNAT]), i, i+1)
@@ -132,7 +157,7 @@ func (rp *restorePlan) texts(chunk int) [][]byte {
 		var pending []chainText
 		flush := func() {
 			if len(pending) > 0 {
-				writeTable(&b, TableNAT, pending, nil, nil)
+				writeTable(&b, TableNAT, pending, nil, nil, nil)
 				out = append(out, []byte(b.String()))
 				b.Reset()
 				pending = nil
@@ -157,7 +182,7 @@ func (rp *restorePlan) texts(chunk int) [][]byte {
 				jumps = append(jumps, j)
 			}
 		}
-		writeTable(&b, t, write, rp.delete[t], jumps)
+		writeTable(&b, t, write, rp.edits[t], rp.delete[t], jumps)
 	}
 	if b.Len() > 0 {
 		out = append(out, []byte(b.String()))
@@ -166,10 +191,10 @@ func (rp *restorePlan) texts(chunk int) [][]byte {
 }
 
 // writeTable renders one table's section: declarations (flushing) of
-// written and deleted chains, the written chains' rules, deletions, then
-// jump rules inserted at the top of builtin chains.
-func writeTable(b *strings.Builder, t Table, write []chainText, del []string, jumps []jump) {
-	if len(write) == 0 && len(del) == 0 && len(jumps) == 0 {
+// written and deleted chains, the written chains' rules, rule edits,
+// deletions, then jump rules inserted at the top of builtin chains.
+func writeTable(b *strings.Builder, t Table, write []chainText, edits []ruleEdit, del []string, jumps []jump) {
+	if len(write) == 0 && len(edits) == 0 && len(del) == 0 && len(jumps) == 0 {
 		return
 	}
 	b.WriteString("*" + string(t) + "\n")
@@ -186,6 +211,14 @@ func writeTable(b *strings.Builder, t Table, write []chainText, del []string, ju
 			b.WriteByte(' ')
 			b.WriteString(r)
 			b.WriteByte('\n')
+		}
+	}
+	for _, e := range edits {
+		for _, r := range e.del {
+			b.WriteString("-D " + e.chain + " " + r + "\n")
+		}
+		for _, r := range e.insert {
+			b.WriteString("-I " + e.chain + " 1 " + r + "\n")
 		}
 	}
 	for _, c := range del {
@@ -216,4 +249,38 @@ func staleNotWanted(desired *Ruleset, stale map[Table][]string) map[Table][]stri
 		}
 	}
 	return out
+}
+
+// ruleDiff returns the rule edits turning old into want, and whether they
+// are safe and small: no fixed rule changes and at most maxRuleEdits.
+func ruleDiff(t Table, chain string, old, want []string, fixed map[string]bool) (ruleEdit, bool) {
+	e := ruleEdit{chain: chain}
+	count := map[string]int{}
+	for _, r := range old {
+		count[r]++
+	}
+	for _, r := range want {
+		count[r]--
+	}
+	for _, r := range old {
+		if count[r] > 0 {
+			e.del = append(e.del, r)
+			count[r]--
+		}
+	}
+	for _, r := range want {
+		if count[r] < 0 {
+			e.insert = append(e.insert, r)
+			count[r]++
+		}
+	}
+	if len(e.del)+len(e.insert) > maxRuleEdits {
+		return e, false
+	}
+	for _, r := range append(slices.Clone(e.del), e.insert...) {
+		if fixed[fixedKey(t, chain, r)] {
+			return e, false
+		}
+	}
+	return e, true
 }

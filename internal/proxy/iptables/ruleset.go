@@ -89,6 +89,9 @@ type Ruleset struct {
 	order    []string // service keys, sorted
 	comments bool
 	node     proxy.Node
+	// fixed holds the shared chains' rules no Service owns (fixedKey):
+	// their place in the chain matters, so edits never touch them.
+	fixed map[string]bool
 }
 
 // Chains returns the sorted chain names of a table.
