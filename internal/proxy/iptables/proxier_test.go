@@ -3,8 +3,12 @@ package iptables
 import (
 	"context"
 	"errors"
+	"runtime"
 	"strings"
 	"testing"
+	"time"
+
+	clocktesting "k8s.io/utils/clock/testing"
 
 	"github.com/svcplane/svcplane/internal/proxy"
 	"github.com/svcplane/svcplane/internal/proxy/proxytest"
@@ -199,4 +203,31 @@ func TestChunkedAndReusedPlansMatch(t *testing.T) {
 			}
 		}
 	}
+}
+
+// Monitor checks the canary on every tick of the (fake) clock.
+func TestMonitorResyncsAfterAFlush(t *testing.T) {
+	fake := NewFake()
+	snap := webSnap("10.244.1.2")
+	p := newTestProxier(Config{Family: proxy.IPv4}, fake, &snap)
+	if err := p.SyncProxyRules(true); err != nil {
+		t.Fatal(err)
+	}
+	clk := clocktesting.NewFakeClock(time.Unix(0, 0))
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	resynced := make(chan struct{}, 1)
+	done := make(chan struct{})
+	go func() {
+		Monitor(ctx, clk, time.Minute, p, func() { resynced <- struct{}{} })
+		close(done)
+	}()
+	for !clk.HasWaiters() {
+		runtime.Gosched()
+	}
+	fake.FlushAll()
+	clk.Step(time.Minute)
+	<-resynced
+	cancel()
+	<-done
 }
