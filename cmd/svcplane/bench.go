@@ -20,7 +20,7 @@ import (
 
 func newBenchCommand() *cobra.Command {
 	cmd := &cobra.Command{Use: "bench", Short: "Measure svcplane on this machine and print the figures"}
-	cmd.AddCommand(newBenchServerCommand(), newBenchServicesCommand(), withBenchModes(newBenchProxyCommand()))
+	cmd.AddCommand(newBenchServerCommand(), newBenchServicesCommand(), newBenchProxyCommand())
 	return cmd
 }
 

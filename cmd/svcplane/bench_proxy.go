@@ -33,7 +33,7 @@ func newBenchProxyCommand() *cobra.Command {
 	cmd.Flags().IntVar(&endpoints, "endpoints", 10, "Endpoints per Service.")
 	cmd.Flags().BoolVar(&inNetns, "in-netns", false, "Internal: run inside the namespace made for the bench.")
 	_ = cmd.Flags().MarkHidden("in-netns")
-	return cmd
+	return withBenchModes(cmd)
 }
 
 // benchProxyFreshNetns re-runs itself inside a new network namespace.

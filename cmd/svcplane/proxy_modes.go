@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"net/netip"
 	"os"
 	"strings"
 	"time"
@@ -20,7 +21,6 @@ import (
 	"github.com/svcplane/svcplane/internal/proxy/healthcheck"
 	"github.com/svcplane/svcplane/internal/proxy/iptables"
 	"github.com/svcplane/svcplane/internal/proxy/metrics"
-	"github.com/svcplane/svcplane/internal/proxy/nftables"
 	"github.com/svcplane/svcplane/internal/proxy/runner"
 	"github.com/svcplane/svcplane/internal/proxy/tracker"
 )
@@ -55,7 +55,58 @@ type modeBackend struct {
 	background func(ctx context.Context, resync func())
 }
 
-type backendFactory func(cfg nftables.Config, state func() *proxy.Snapshot, report func(syncReport)) (modeBackend, error)
+// modeConfig is what the iptables, ipvs and userspace backends share of
+// the options (parsed here, not through the nftables backend's config, so
+// this file does not depend on how that one evolves).
+type modeConfig struct {
+	clusterCIDRs, nodePortAddresses []netip.Prefix
+	nodePortPrimary, masqueradeAll  bool
+}
+
+func (o *proxyOptions) modeConfig() (modeConfig, error) {
+	cfg := modeConfig{masqueradeAll: o.masqueradeAll}
+	for _, s := range strings.Split(o.clusterCIDR, ",") {
+		if s = strings.TrimSpace(s); s == "" {
+			continue
+		}
+		p, err := netip.ParsePrefix(s)
+		if err != nil {
+			return cfg, fmt.Errorf("--cluster-cidr: %w", err)
+		}
+		if proxy.FamilyOf(p.Addr()) == proxy.IPv4 {
+			cfg.clusterCIDRs = append(cfg.clusterCIDRs, p.Masked())
+		}
+	}
+	for _, s := range o.nodePortAddresses {
+		if s == "primary" {
+			cfg.nodePortPrimary = true
+			continue
+		}
+		p, err := netip.ParsePrefix(s)
+		if err != nil {
+			return cfg, fmt.Errorf("--nodeport-addresses: %w", err)
+		}
+		if proxy.FamilyOf(p.Addr()) == proxy.IPv4 {
+			cfg.nodePortAddresses = append(cfg.nodePortAddresses, p.Masked())
+		}
+	}
+	return cfg, nil
+}
+
+// observe records a sync in kube-proxy's metrics.
+func observe(m *metrics.Metrics, r syncReport) {
+	secs := r.duration.Seconds()
+	m.SyncProxyRulesLatency.Observe(secs)
+	if r.full {
+		m.SyncFullProxyRulesLatency.Observe(secs)
+	} else {
+		m.SyncPartialProxyRulesLatency.Observe(secs)
+	}
+	m.SyncProxyRulesLastTimestamp.SetToCurrentTime()
+	m.SyncProxyRulesChanges.Add(float64(r.changes))
+}
+
+type backendFactory func(cfg modeConfig, state func() *proxy.Snapshot, report func(syncReport)) (modeBackend, error)
 
 // runProxyMode runs the iptables, ipvs or userspace mode.
 func runProxyMode(ctx context.Context, o *proxyOptions) error {
@@ -75,7 +126,7 @@ func runProxyMode(ctx context.Context, o *proxyOptions) error {
 
 // runWithBackend is runProxy's loop around any backend.
 func runWithBackend(ctx context.Context, o *proxyOptions, build backendFactory) error {
-	cfg, err := o.backendConfig()
+	cfg, err := o.modeConfig()
 	if err != nil {
 		return err
 	}
@@ -110,7 +161,7 @@ func runWithBackend(ctx context.Context, o *proxyOptions, build backendFactory) 
 			klog.ErrorS(r.err, "Sync failed; retrying with a full sync")
 			return
 		}
-		observeSync(m, nftables.SyncResult{Full: r.full, Changes: r.changes, Duration: r.duration})
+		observe(m, r)
 		health.SetNodeDeleting(r.cur.Node.Deleting)
 		health.Updated()
 	})
@@ -131,12 +182,12 @@ func runWithBackend(ctx context.Context, o *proxyOptions, build backendFactory) 
 	return nil
 }
 
-func iptablesConfig(cfg nftables.Config) iptables.Config {
-	return iptables.Config{Family: cfg.Family, ClusterCIDRs: cfg.ClusterCIDRs, MasqueradeAll: cfg.MasqueradeAll,
-		MasqueradeBit: cfg.MasqueradeBit, NodePortAddresses: cfg.NodePortAddresses, NodePortPrimary: cfg.NodePortPrimary}
+func iptablesConfig(cfg modeConfig) iptables.Config {
+	return iptables.Config{Family: proxy.IPv4, ClusterCIDRs: cfg.clusterCIDRs, MasqueradeAll: cfg.masqueradeAll,
+		NodePortAddresses: cfg.nodePortAddresses, NodePortPrimary: cfg.nodePortPrimary}
 }
 
-func (o *proxyOptions) iptablesBackend(cfg nftables.Config, state func() *proxy.Snapshot, report func(syncReport)) (modeBackend, error) {
+func (o *proxyOptions) iptablesBackend(cfg modeConfig, state func() *proxy.Snapshot, report func(syncReport)) (modeBackend, error) {
 	ipt, err := iptables.New(proxy.IPv4, iptables.Variant(o.modes.iptablesVariant))
 	if err != nil {
 		return modeBackend{}, err

@@ -11,13 +11,12 @@ import (
 	"github.com/svcplane/svcplane/internal/proxy"
 	"github.com/svcplane/svcplane/internal/proxy/iptables"
 	"github.com/svcplane/svcplane/internal/proxy/ipvs"
-	"github.com/svcplane/svcplane/internal/proxy/nftables"
 	"github.com/svcplane/svcplane/internal/proxy/userspace"
 )
 
 // ipvsBackend runs the IPVS mode, or the iptables mode when the kernel
 // has no IPVS (or ipset is missing), as upstream kube-proxy falls back.
-func (o *proxyOptions) ipvsBackend(cfg nftables.Config, state func() *proxy.Snapshot, report func(syncReport)) (modeBackend, error) {
+func (o *proxyOptions) ipvsBackend(cfg modeConfig, state func() *proxy.Snapshot, report func(syncReport)) (modeBackend, error) {
 	err := ipvs.KernelSupport()
 	if err == nil {
 		if _, lerr := exec.LookPath("ipset"); lerr != nil {
@@ -37,8 +36,8 @@ func (o *proxyOptions) ipvsBackend(cfg nftables.Config, state func() *proxy.Snap
 	if err != nil {
 		return modeBackend{}, err
 	}
-	p, err := ipvs.NewProxier(ipvs.Config{Family: proxy.IPv4, Scheduler: o.modes.ipvsScheduler, ClusterCIDRs: cfg.ClusterCIDRs,
-		MasqueradeAll: cfg.MasqueradeAll, MasqueradeBit: cfg.MasqueradeBit, NodePortAddresses: cfg.NodePortAddresses},
+	p, err := ipvs.NewProxier(ipvs.Config{Family: proxy.IPv4, Scheduler: o.modes.ipvsScheduler, ClusterCIDRs: cfg.clusterCIDRs,
+		MasqueradeAll: cfg.masqueradeAll, NodePortAddresses: cfg.nodePortAddresses},
 		h, ipvs.IPSetCLI{}, ipvs.IPCommand{}, ipt, state, nil)
 	if err != nil {
 		return modeBackend{}, err
@@ -53,7 +52,7 @@ func (o *proxyOptions) ipvsBackend(cfg nftables.Config, state func() *proxy.Snap
 	return modeBackend{sync: p.SyncProxyRules}, nil
 }
 
-func (o *proxyOptions) userspaceBackend(_ nftables.Config, state func() *proxy.Snapshot, report func(syncReport)) (modeBackend, error) {
+func (o *proxyOptions) userspaceBackend(_ modeConfig, state func() *proxy.Snapshot, report func(syncReport)) (modeBackend, error) {
 	nft, err := userspace.NewNFT()
 	if err != nil {
 		return modeBackend{}, err
