@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"os/exec"
 
 	"k8s.io/klog/v2"
@@ -31,6 +32,11 @@ func (o *proxyOptions) ipvsBackend(cfg modeConfig, state func() *proxy.Snapshot,
 	h, err := ipvs.NewHandle()
 	if err != nil {
 		return modeBackend{}, err
+	}
+	if err := ipvs.SetSysctls(func(path, value string) error {
+		return os.WriteFile("/proc/sys/"+path, []byte(value), 0o644)
+	}); err != nil {
+		return modeBackend{}, fmt.Errorf("ipvs sysctls: %w", err)
 	}
 	ipt, err := iptables.New(proxy.IPv4, iptables.Variant(o.modes.iptablesVariant))
 	if err != nil {

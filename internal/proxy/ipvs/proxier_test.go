@@ -118,3 +118,13 @@ func TestUnknownSchedulerIsRefused(t *testing.T) {
 }
 
 func mustAddr(s string) netip.Addr { return netip.MustParseAddr(s) }
+
+func TestSetSysctls(t *testing.T) {
+	got := map[string]string{}
+	if err := SetSysctls(func(p, v string) error { got[p] = v; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if got["net/ipv4/vs/conntrack"] != "1" || len(got) != len(Sysctls) {
+		t.Errorf("sysctls: %v", got)
+	}
+}
