@@ -47,7 +47,7 @@ func newBenchProxyCommand() *cobra.Command {
 	_ = cmd.Flags().MarkHidden("in-netns")
 	cmd.Flags().StringVar(&cpuProfile, "cpuprofile", "", "Write a CPU profile of the proxy side to this file (absolute path).")
 	cmd.Flags().StringVar(&memProfile, "memprofile", "", "Write a heap profile (after the last sync) to this file (absolute path).")
-	return cmd
+	return withBenchModes(cmd)
 }
 
 // benchProxyFreshNetns re-runs itself inside a new network namespace.

@@ -27,6 +27,8 @@ type proxyOptions struct {
 	nodePortAddresses                                   []string
 	masqueradeAll, cleanup                              bool
 	healthzAddr, metricsAddr                            string
+	// modes holds the iptables, ipvs and userspace settings.
+	modes modeOptions
 
 	// deps are the proxy's I/O (real by default; tests swap them).
 	deps proxyDeps
@@ -42,7 +44,7 @@ func newProxyCommand() *cobra.Command {
 	o := newProxyOptions()
 	cmd := &cobra.Command{
 		Use:   "proxy",
-		Short: "Run the service proxy on this node (kube-proxy compatible, nftables mode)",
+		Short: "Run the service proxy on this node (kube-proxy compatible: nftables, iptables, ipvs or userspace mode)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if o.configFile != "" {
@@ -67,7 +69,7 @@ func (o *proxyOptions) addFlags(cmd *cobra.Command) {
 	f := cmd.Flags()
 	f.StringVar(&o.kubeconfig, "kubeconfig", "", "Path to a kubeconfig (empty: in-cluster config).")
 	f.StringVar(&o.configFile, "config", "", "A KubeProxyConfiguration (kubeproxy.config.k8s.io/v1alpha1) file; flags given explicitly win.")
-	f.StringVar(&o.mode, "proxy-mode", o.mode, "Proxy mode; this build implements nftables.")
+	f.StringVar(&o.mode, "proxy-mode", o.mode, "Proxy mode: nftables, iptables, ipvs (falls back to iptables without kernel IPVS) or userspace.")
 	f.StringVar(&o.clusterCIDR, "cluster-cidr", "", "Pod CIDRs (comma-separated); traffic to a ClusterIP from outside is masqueraded.")
 	f.StringVar(&o.hostname, "hostname-override", "", "Node name to use instead of the hostname.")
 	f.DurationVar(&o.minSync, "min-sync-period", o.minSync, "Minimum interval between rule syncs.")
@@ -77,6 +79,7 @@ func (o *proxyOptions) addFlags(cmd *cobra.Command) {
 	f.StringVar(&o.healthzAddr, "healthz-bind-address", o.healthzAddr, "Address:port of /healthz and /livez (empty: off).")
 	f.StringVar(&o.metricsAddr, "metrics-bind-address", o.metricsAddr, "Address:port of /metrics (empty: off).")
 	f.BoolVar(&o.cleanup, "cleanup", false, "Remove everything the proxy installed and exit.")
+	addModeFlags(f, o)
 }
 
 // loadConfig reads a KubeProxyConfiguration; flags set on the command line
@@ -108,6 +111,7 @@ func (o *proxyOptions) loadConfig(cmd *cobra.Command) error {
 	set("healthz-bind-address", func() { o.healthzAddr = nonEmpty(c.HealthzBindAddress, o.healthzAddr) })
 	set("metrics-bind-address", func() { o.metricsAddr = nonEmpty(c.MetricsBindAddress, o.metricsAddr) })
 	set("kubeconfig", func() { o.kubeconfig = nonEmpty(c.ClientConnection.Kubeconfig, o.kubeconfig) })
+	o.modes.fromConfig(o, &c, set)
 	return nil
 }
 
@@ -134,6 +138,7 @@ func cleanupProxy(ctx context.Context) error {
 		}
 		errs = append(errs, err)
 	}
+	errs = append(errs, cleanupOtherModes(ctx))
 	return errors.Join(errs...)
 }
 

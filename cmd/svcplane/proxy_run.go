@@ -94,7 +94,7 @@ func (o *proxyOptions) proxyNodeName() (string, error) {
 // checks and UDP conntrack cleanup.
 func runProxyWithClient(ctx context.Context, o *proxyOptions, client kubernetes.Interface) error {
 	if o.mode != "" && o.mode != "nftables" {
-		return fmt.Errorf("proxy mode %q is not implemented yet (nftables is)", o.mode)
+		return runProxyMode(ctx, o, client) // iptables, ipvs, userspace
 	}
 	nodeName, err := o.proxyNodeName()
 	if err != nil {

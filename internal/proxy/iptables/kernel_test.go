@@ -1,0 +1,149 @@
+package iptables
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/svcplane/svcplane/internal/proxy"
+	"github.com/svcplane/svcplane/internal/proxy/proxytest"
+)
+
+// The kernel e2e re-executes this test binary inside network namespaces
+// (ip netns exec) in helper roles chosen by SVCPLANE_E2E_ROLE.
+const roleEnv = "SVCPLANE_E2E_ROLE"
+
+func TestMain(m *testing.M) {
+	switch os.Getenv(roleEnv) {
+	case "":
+		os.Exit(m.Run())
+	case "echo":
+		runEcho(os.Getenv("NAME"))
+	case "sync":
+		exitOn(runSyncSteps(Variant(os.Getenv("VARIANT")), strings.Split(os.Getenv("STEPS"), ",")))
+	case "cleanup":
+		ipt, err := New(proxy.IPv4, Variant(os.Getenv("VARIANT")))
+		exitOn(err)
+		exitOn(Cleanup(context.Background(), ipt))
+	case "dial":
+		exitOn(runDial(os.Getenv("PROTO"), os.Getenv("ADDR"), 24))
+	}
+	os.Exit(0)
+}
+
+func exitOn(err error) {
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+}
+
+// e2eStates are the cluster states the kernel test installs.
+func e2eStates() map[string][]runtime.Object {
+	web := proxytest.Svc("web", "10.96.0.10", 80, proxytest.NodePort(30080))
+	udp := proxytest.Svc("dns", "10.96.0.53", 53)
+	udp.Spec.Ports[0].Protocol = "UDP"
+	udpSlice := proxytest.Slice("dns", 8080, "10.244.1.2@"+proxytest.OtherNode)
+	udpSlice.Ports[0].Protocol = &udp.Spec.Ports[0].Protocol
+	udpSlice2 := proxytest.Slice("dns", 8080, "10.244.2.3@"+proxytest.OtherNode)
+	udpSlice2.Ports[0].Protocol = &udp.Spec.Ports[0].Protocol
+	both := proxytest.Slice("web", 8080, "10.244.1.2@"+proxytest.OtherNode, "10.244.2.3@"+proxytest.OtherNode)
+	one := proxytest.Slice("web", 8080, "10.244.1.2@"+proxytest.OtherNode)
+	// extra arrives in a partial sync (rule inserts into KUBE-SERVICES)
+	// and leaves in one (rule deletes).
+	extra := proxytest.Svc("extra", "10.96.0.20", 80)
+	extraSlice := proxytest.Slice("extra", 8080, "10.244.2.3@"+proxytest.OtherNode)
+	return map[string][]runtime.Object{
+		"two":  {web, both, udp, udpSlice},
+		"one":  {web, one, udp, udpSlice2, extra, extraSlice},
+		"none": {web},
+	}
+}
+
+// runSyncSteps syncs each state in turn (first full, then partial) and
+// clears stale UDP conntrack entries as the proxy does.
+func runSyncSteps(v Variant, steps []string) error {
+	ipt, err := New(proxy.IPv4, v)
+	if err != nil {
+		return err
+	}
+	var snap *proxy.Snapshot
+	p := NewProxier(Config{Family: proxy.IPv4}, ipt, func() *proxy.Snapshot { return snap }, nil)
+	p.OnSynced = func(_ SyncResult, prev, cur *proxy.Snapshot, err error) {
+		if err == nil {
+			ClearStaleUDP(context.Background(), ConntrackCLI{}, prev, cur)
+		}
+	}
+	for i, s := range steps {
+		snap = proxytest.Snapshot(proxy.IPv4, e2eStates()[s]...)
+		if err := p.SyncProxyRules(i == 0); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func runEcho(name string) {
+	l, err := net.Listen("tcp", ":8080")
+	exitOn(err)
+	u, err := net.ListenPacket("udp", ":8080")
+	exitOn(err)
+	go func() {
+		buf := make([]byte, 64)
+		for {
+			_, addr, err := u.ReadFrom(buf)
+			if err != nil {
+				return
+			}
+			_, _ = u.WriteTo([]byte(name+"\n"), addr)
+		}
+	}()
+	fmt.Println("ready")
+	for {
+		c, err := l.Accept()
+		if err != nil {
+			return
+		}
+		fmt.Fprintf(c, "%s %s\n", name, c.RemoteAddr().(*net.TCPAddr).IP)
+		c.Close()
+	}
+}
+
+// runDial makes n connections (or datagrams from one socket for UDP, so
+// conntrack keeps one flow) and prints each answer.
+func runDial(proto, addr string, n int) error {
+	var udp net.Conn
+	for i := 0; i < n; i++ {
+		c := udp
+		var err error
+		if c == nil {
+			c, err = net.DialTimeout(proto, addr, 2*time.Second)
+		}
+		if err != nil {
+			fmt.Println("error", err)
+			continue
+		}
+		_ = c.SetDeadline(time.Now().Add(2 * time.Second))
+		if proto == "udp" {
+			udp = c
+			_, _ = c.Write([]byte("hi"))
+		}
+		line, err := bufio.NewReader(c).ReadString('\n')
+		if proto != "udp" {
+			c.Close()
+		}
+		if err != nil {
+			fmt.Println("error", err)
+			continue
+		}
+		fmt.Print(line)
+	}
+	return nil
+}

@@ -1,0 +1,233 @@
+package iptables
+
+import (
+	"context"
+	"errors"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	clocktesting "k8s.io/utils/clock/testing"
+
+	"github.com/svcplane/svcplane/internal/proxy"
+	"github.com/svcplane/svcplane/internal/proxy/proxytest"
+)
+
+func webSnap(endpoints ...string) *proxy.Snapshot {
+	eps := make([]string, len(endpoints))
+	for i, e := range endpoints {
+		eps[i] = e + "@" + proxytest.OtherNode
+	}
+	return proxytest.Snapshot(proxy.IPv4,
+		proxytest.Svc("web", "10.96.0.10", 80), proxytest.Slice("web", 8080, eps...),
+		proxytest.Svc("other", "10.96.0.11", 80), proxytest.Slice("other", 8080, "10.244.3.3@"+proxytest.OtherNode))
+}
+
+func TestPartialRestoreWritesOnlyChangedChains(t *testing.T) {
+	fake := NewFake()
+	snap := webSnap("10.244.1.2", "10.244.2.3")
+	p := newTestProxier(Config{Family: proxy.IPv4}, fake, &snap)
+	if err := p.SyncProxyRules(true); err != nil {
+		t.Fatal(err)
+	}
+	snap = webSnap("10.244.1.2")
+	if err := p.SyncProxyRules(false); err != nil {
+		t.Fatal(err)
+	}
+	last := string(fake.Restores[len(fake.Restores)-1])
+	web := chainsFor(proxy.ServicePortName{Namespace: "ns", Name: "web", Port: "p", Protocol: proxy.TCP})
+	gone := endpointChain(proxy.ServicePortName{Namespace: "ns", Name: "web", Port: "p", Protocol: proxy.TCP},
+		proxy.Endpoint{IP: mustAddr("10.244.2.3"), Port: 8080})
+	for _, want := range []string{":" + web.svc, "-X " + gone} {
+		if !strings.Contains(last, want) {
+			t.Errorf("partial restore lacks %q:\n%s", want, last)
+		}
+	}
+	for _, not := range []string{"KUBE-SERVICES", "*filter", "10.96.0.11"} {
+		if strings.Contains(last, not) {
+			t.Errorf("partial restore rewrote %q:\n%s", not, last)
+		}
+	}
+	if ok, _ := fake.ChainExists(context.Background(), TableNAT, gone); ok {
+		t.Errorf("%s not deleted", gone)
+	}
+}
+
+func TestFailedRestoreMakesNextSyncFull(t *testing.T) {
+	fake := NewFake()
+	snap := webSnap("10.244.1.2")
+	var results []SyncResult
+	p := newTestProxier(Config{Family: proxy.IPv4}, fake, &snap)
+	p.OnSynced = func(res SyncResult, _, _ *proxy.Snapshot, err error) { results = append(results, res) }
+	if err := p.SyncProxyRules(true); err != nil {
+		t.Fatal(err)
+	}
+	snap = webSnap("10.244.2.3")
+	fake.FailRestore = errors.New("boom")
+	if err := p.SyncProxyRules(false); err == nil {
+		t.Fatal("want the injected error")
+	}
+	if err := p.SyncProxyRules(false); err != nil {
+		t.Fatal(err)
+	}
+	if !results[2].Full {
+		t.Errorf("sync after a failure should be full: %+v", results)
+	}
+	tr, _ := proxytest.NewIPTTracer(fake.Dump(), proxytest.NodeIP)
+	if got, _ := tr.Trace(proxytest.Packet{Src: proxytest.LocalPodIP, Dst: "10.96.0.10", Proto: "tcp", Port: 80}); !proxytest.To("10.244.2.3:8080").Matches(got) {
+		t.Errorf("after recovery: %s", got)
+	}
+}
+
+// A new process finds chains of an older one: the full sync deletes the
+// stale per-Service chains and keeps everything else.
+func TestFullSyncDeletesStaleChainsFromTables(t *testing.T) {
+	fake := NewFake()
+	snap := webSnap("10.244.1.2", "10.244.2.3")
+	if err := newTestProxier(Config{Family: proxy.IPv4}, fake, &snap).SyncProxyRules(true); err != nil {
+		t.Fatal(err)
+	}
+	foreign := "*nat\n:OTHER-CHAIN - [0:0]\n-A OTHER-CHAIN -j RETURN\nCOMMIT\n"
+	if err := fake.Restore(context.Background(), []byte(foreign)); err != nil {
+		t.Fatal(err)
+	}
+	snap = proxytest.Snapshot(proxy.IPv4)
+	if err := newTestProxier(Config{Family: proxy.IPv4}, fake, &snap).SyncProxyRules(true); err != nil {
+		t.Fatal(err)
+	}
+	dump := fake.Dump()
+	if strings.Contains(dump, prefixSEP) || strings.Contains(dump, prefixSVC) {
+		t.Errorf("stale chains survived:\n%s", dump)
+	}
+	if !strings.Contains(dump, "OTHER-CHAIN") {
+		t.Errorf("foreign chain deleted:\n%s", dump)
+	}
+}
+
+func TestCanaryForcesFullResync(t *testing.T) {
+	fake := NewFake()
+	snap := webSnap("10.244.1.2")
+	var results []SyncResult
+	p := newTestProxier(Config{Family: proxy.IPv4}, fake, &snap)
+	p.OnSynced = func(res SyncResult, _, _ *proxy.Snapshot, err error) { results = append(results, res) }
+	if err := p.SyncProxyRules(true); err != nil {
+		t.Fatal(err)
+	}
+	resyncs := 0
+	if p.CheckCanary(context.Background(), func() { resyncs++ }) {
+		t.Fatal("canary present, no resync wanted")
+	}
+	fake.FlushAll()
+	if !p.CheckCanary(context.Background(), func() { resyncs++ }) || resyncs != 1 {
+		t.Fatal("flush not detected")
+	}
+	if err := p.SyncProxyRules(false); err != nil {
+		t.Fatal(err)
+	}
+	if !results[len(results)-1].Full {
+		t.Error("resync after a flush should be full")
+	}
+	if ok, _ := p.CanaryPresent(context.Background()); !ok {
+		t.Error("canary not recreated")
+	}
+	tr, _ := proxytest.NewIPTTracer(fake.Dump(), proxytest.NodeIP)
+	if got, _ := tr.Trace(proxytest.Packet{Src: proxytest.LocalPodIP, Dst: "10.96.0.10", Proto: "tcp", Port: 80}); !proxytest.To("10.244.1.2:8080").Matches(got) {
+		t.Errorf("after resync: %s", got)
+	}
+}
+
+func TestCleanupRemovesProxyChainsOnly(t *testing.T) {
+	fake := NewFake()
+	snap := webSnap("10.244.1.2")
+	if err := newTestProxier(Config{Family: proxy.IPv4}, fake, &snap).SyncProxyRules(true); err != nil {
+		t.Fatal(err)
+	}
+	kubelet := "*filter\n:KUBE-FIREWALL - [0:0]\n-A INPUT -j KUBE-FIREWALL\nCOMMIT\n"
+	if err := fake.Restore(context.Background(), []byte(kubelet)); err != nil {
+		t.Fatal(err)
+	}
+	if err := Cleanup(context.Background(), fake); err != nil {
+		t.Fatal(err)
+	}
+	dump := fake.Dump()
+	for _, l := range strings.Split(dump, "\n") {
+		if strings.Contains(l, "KUBE-") && !strings.Contains(l, "KUBE-FIREWALL") {
+			t.Errorf("left after cleanup: %s", l)
+		}
+	}
+	if !strings.Contains(dump, "-A INPUT -j KUBE-FIREWALL") {
+		t.Errorf("kubelet's chain removed:\n%s", dump)
+	}
+	if err := Cleanup(context.Background(), fake); err != nil {
+		t.Fatalf("second cleanup: %v", err)
+	}
+}
+
+// Chunked restores (the nft variant's) and plans reusing the previous one
+// leave exactly the tables a single restore of a fresh plan does.
+func TestChunkedAndReusedPlansMatch(t *testing.T) {
+	states := []*proxy.Snapshot{webSnap("10.244.1.2", "10.244.2.3"), webSnap("10.244.1.2"), webSnap(), webSnap("10.244.2.3")}
+	run := func(chunk int) []string {
+		fake := NewFake()
+		var snap *proxy.Snapshot
+		p := newTestProxier(Config{Family: proxy.IPv4}, fake, &snap)
+		p.ChunkChains = chunk
+		var dumps []string
+		for i, s := range states {
+			snap = s
+			if err := p.SyncProxyRules(i == 0); err != nil {
+				t.Fatal(err)
+			}
+			dumps = append(dumps, fake.Dump())
+		}
+		if chunk > 0 && len(fake.Restores) <= len(states) {
+			t.Errorf("chunk %d: want more restores than syncs, got %d", chunk, len(fake.Restores))
+		}
+		return dumps
+	}
+	one, chunked := run(0), run(1)
+	for i := range one {
+		if one[i] != chunked[i] {
+			t.Errorf("state %d differs:\n%s\nvs chunked:\n%s", i, one[i], chunked[i])
+		}
+	}
+	for _, s := range states {
+		fresh := Plan(&Config{Family: proxy.IPv4}, s)
+		reused := PlanFrom(&Config{Family: proxy.IPv4}, s, Plan(&Config{Family: proxy.IPv4}, states[0]))
+		for _, tb := range writtenTables {
+			for _, c := range fresh.Chains(tb) {
+				if strings.Join(fresh.Rules(tb, c), "\n") != strings.Join(reused.Rules(tb, c), "\n") {
+					t.Errorf("chain %s differs when reusing a plan", c)
+				}
+			}
+		}
+	}
+}
+
+// Monitor checks the canary on every tick of the (fake) clock.
+func TestMonitorResyncsAfterAFlush(t *testing.T) {
+	fake := NewFake()
+	snap := webSnap("10.244.1.2")
+	p := newTestProxier(Config{Family: proxy.IPv4}, fake, &snap)
+	if err := p.SyncProxyRules(true); err != nil {
+		t.Fatal(err)
+	}
+	clk := clocktesting.NewFakeClock(time.Unix(0, 0))
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	resynced := make(chan struct{}, 1)
+	done := make(chan struct{})
+	go func() {
+		Monitor(ctx, clk, time.Minute, p, func() { resynced <- struct{}{} })
+		close(done)
+	}()
+	for !clk.HasWaiters() {
+		runtime.Gosched()
+	}
+	fake.FlushAll()
+	clk.Step(time.Minute)
+	<-resynced
+	cancel()
+	<-done
+}

@@ -1,0 +1,132 @@
+package iptables
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/svcplane/svcplane/internal/proxy"
+)
+
+// writtenTables are the tables the planner fills, in restore order.
+var writtenTables = []Table{TableFilter, TableNAT, TableMangle}
+
+// sharedChains are the fixed chains every Service adds rules to; all
+// other chains belong to one service port.
+var sharedChains = []string{chainServices, chainExternalServices, chainNodePorts, chainProxyFirewall,
+	chainForward, chainPostrouting, chainMarkMasq, ChainCanary}
+
+// chainSet maps table → chain → rules (each rule is the text after
+// "-A CHAIN").
+type chainSet map[Table]map[string][]string
+
+func newChainSet() chainSet { return chainSet{} }
+
+func (c chainSet) declare(t Table, chain string) {
+	if c[t] == nil {
+		c[t] = map[string][]string{}
+	}
+	if _, ok := c[t][chain]; !ok {
+		c[t][chain] = nil
+	}
+}
+
+// add appends a rule made of words (empty words are skipped).
+func (c chainSet) add(t Table, chain string, words ...string) {
+	c.declare(t, chain)
+	kept := make([]string, 0, len(words))
+	for _, w := range words {
+		if w != "" {
+			kept = append(kept, w)
+		}
+	}
+	c[t][chain] = append(c[t][chain], strings.Join(kept, " "))
+}
+
+// sink is where the planner writes rules.
+type sink interface {
+	declare(t Table, chain string)
+	add(t Table, chain string, words ...string)
+}
+
+// svcRules is one service port's part of the plan: its own chains and
+// its rules in the shared chains. It is reused across syncs while the
+// service port, its endpoints and the node stay the same.
+type svcRules struct {
+	svc *proxy.ServicePort
+	eps []proxy.Endpoint
+	own chainSet
+	// shared are the rules for shared chains, in planning order.
+	shared []sharedRule
+}
+
+type sharedRule struct {
+	table       Table
+	chain, rule string
+}
+
+func (s *svcRules) declare(t Table, chain string) {
+	if !slices.Contains(sharedChains, chain) {
+		s.own.declare(t, chain)
+	}
+}
+
+func (s *svcRules) add(t Table, chain string, words ...string) {
+	if !slices.Contains(sharedChains, chain) {
+		s.own.add(t, chain, words...)
+		return
+	}
+	tmp := chainSet{}
+	tmp.add(t, chain, words...)
+	s.shared = append(s.shared, sharedRule{t, chain, tmp[t][chain][0]})
+}
+
+// Ruleset is a planned set of chains: the shared chains fully assembled
+// and each service port's own chains. It is a value the planner builds
+// and the Proxier diffs; building it does no I/O.
+type Ruleset struct {
+	shared   chainSet
+	services map[string]*svcRules
+	order    []string // service keys, sorted
+	comments bool
+	node     proxy.Node
+	// fixed holds the shared chains' rules no Service owns (fixedKey):
+	// their place in the chain matters, so edits never touch them.
+	fixed map[string]bool
+}
+
+// Chains returns the sorted chain names of a table.
+func (r *Ruleset) Chains(t Table) []string {
+	var out []string
+	for c := range r.shared[t] {
+		out = append(out, c)
+	}
+	for _, s := range r.services {
+		for c := range s.own[t] {
+			out = append(out, c)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// Rules returns a chain's rules.
+func (r *Ruleset) Rules(t Table, chain string) []string {
+	if rules, ok := r.shared[t][chain]; ok {
+		return rules
+	}
+	for _, s := range r.services {
+		if rules, ok := s.own[t][chain]; ok {
+			return rules
+		}
+	}
+	return nil
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}

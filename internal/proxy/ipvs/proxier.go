@@ -1,0 +1,249 @@
+package ipvs
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/netip"
+	"slices"
+	"sync"
+	"time"
+
+	"k8s.io/klog/v2"
+	"k8s.io/utils/clock"
+
+	"github.com/svcplane/svcplane/internal/proxy"
+	"github.com/svcplane/svcplane/internal/proxy/iptables"
+	"github.com/svcplane/svcplane/internal/proxy/scheduler"
+)
+
+// SyncResult describes one sync.
+type SyncResult struct {
+	Full bool
+	// Changes counts IPVS and kube-ipvs0 address operations.
+	Changes  int
+	Duration time.Duration
+}
+
+// Proxier reconciles IPVS, kube-ipvs0, the ipsets and the iptables rules
+// with the planned State.
+type Proxier struct {
+	cfg    Config
+	handle Handle
+	ipset  IPSet
+	links  Links
+	ipt    iptables.Interface
+	state  func() *proxy.Snapshot
+	clock  clock.PassiveClock
+
+	mu        sync.Mutex
+	installed *State // nil: unknown, the next sync is full
+	lastSnap  *proxy.Snapshot
+	// OnSynced, when set, is called after each sync.
+	OnSynced func(res SyncResult, prev, cur *proxy.Snapshot, err error)
+}
+
+// NewProxier returns a Proxier; cfg.Scheduler must be an IPVS scheduler.
+func NewProxier(cfg Config, h Handle, set IPSet, links Links, ipt iptables.Interface, state func() *proxy.Snapshot, clk clock.PassiveClock) (*Proxier, error) {
+	if cfg.Scheduler == "" {
+		cfg.Scheduler = "rr"
+	}
+	if !slices.Contains(scheduler.Names, cfg.Scheduler) {
+		return nil, fmt.Errorf("ipvs scheduler %q: want one of %v", cfg.Scheduler, scheduler.Names)
+	}
+	if clk == nil {
+		clk = clock.RealClock{}
+	}
+	return &Proxier{cfg: cfg, handle: h, ipset: set, links: links, ipt: ipt, state: state, clock: clk}, nil
+}
+
+var jumps = []struct {
+	table       iptables.Table
+	chain, rule string
+}{
+	{iptables.TableNAT, "PREROUTING", `-m comment --comment "kubernetes service portals" -j KUBE-SERVICES`},
+	{iptables.TableNAT, "OUTPUT", `-m comment --comment "kubernetes service portals" -j KUBE-SERVICES`},
+	{iptables.TableNAT, "POSTROUTING", `-m comment --comment "kubernetes postrouting rules" -j KUBE-POSTROUTING`},
+	{iptables.TableFilter, "INPUT", `-m conntrack --ctstate NEW -m comment --comment "kubernetes load balancer firewall" -j KUBE-PROXY-FIREWALL`},
+	{iptables.TableFilter, "FORWARD", `-m comment --comment "kubernetes forwarding rules" -j KUBE-FORWARD`},
+}
+
+// SyncProxyRules installs the current snapshot. A full sync (asked for,
+// first, after a failure) reads the kernel's virtual servers and bound
+// addresses, rewrites the ipsets and the iptables rules; a partial one
+// sends only the differences to what the last sync installed.
+func (p *Proxier) SyncProxyRules(full bool) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	start := p.clock.Now()
+	ctx := context.Background()
+	snap := p.state()
+	desired := Plan(&p.cfg, snap)
+	res := SyncResult{Full: full || p.installed == nil}
+	have := p.installed
+	var err error
+	if res.Full {
+		if have, err = p.readKernel(); err == nil {
+			err = p.ipset.Restore(ctx, setsRestore(nil, desired.Sets))
+		}
+		if err == nil {
+			err = p.syncIPTables(ctx)
+		}
+	} else if text := setsRestore(have.Sets, desired.Sets); text != "" {
+		err = p.ipset.Restore(ctx, text)
+	}
+	if err == nil {
+		var n int
+		n, err = p.syncVirtualServers(have, desired)
+		res.Changes += n
+	}
+	if err == nil {
+		var n int
+		n, err = p.syncAddresses(have.Addresses, desired.Addresses)
+		res.Changes += n
+	}
+	res.Duration = p.clock.Since(start)
+	prev := p.lastSnap
+	if err != nil {
+		p.installed = nil
+		err = fmt.Errorf("ipvs sync (full=%v): %w", res.Full, err)
+	} else {
+		p.installed, p.lastSnap = desired, snap
+	}
+	klog.V(2).InfoS("Synced IPVS", "full", res.Full, "changes", res.Changes, "elapsed", res.Duration, "err", err)
+	if p.OnSynced != nil {
+		p.OnSynced(res, prev, snap, err)
+	}
+	return err
+}
+
+// readKernel lists what is installed: virtual servers with their real
+// servers, and the addresses of kube-ipvs0 (created when missing).
+func (p *Proxier) readKernel() (*State, error) {
+	if err := p.links.EnsureDummy(DummyInterface); err != nil {
+		return nil, err
+	}
+	st := &State{Services: map[string]*VirtualServer{}, Reals: map[string][]*RealServer{}}
+	vss, err := p.handle.GetVirtualServers()
+	if err != nil {
+		return nil, err
+	}
+	for _, vs := range vss {
+		st.Services[vs.Key()] = vs
+		if st.Reals[vs.Key()], err = p.handle.GetRealServers(vs); err != nil {
+			return nil, err
+		}
+	}
+	st.Addresses, err = p.links.Addrs(DummyInterface)
+	return st, err
+}
+
+func (p *Proxier) syncIPTables(ctx context.Context) error {
+	if err := p.ipt.Restore(ctx, []byte(iptablesRules(&p.cfg, false))); err != nil {
+		return err
+	}
+	for i := len(jumps) - 1; i >= 0; i-- {
+		if err := p.ipt.EnsureRule(ctx, jumps[i].table, jumps[i].chain, jumps[i].rule); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// syncVirtualServers adds and updates first, then deletes, so a service
+// being changed keeps answering.
+func (p *Proxier) syncVirtualServers(have, want *State) (int, error) {
+	n := 0
+	var errs []error
+	for _, key := range sortedNames(want.Services) {
+		vs, old := want.Services[key], have.Services[key]
+		switch {
+		case old == nil:
+			errs = append(errs, p.handle.AddVirtualServer(vs))
+			n++
+		case *old != *vs:
+			errs = append(errs, p.handle.UpdateVirtualServer(vs))
+			n++
+		}
+		n += p.syncReals(vs, have.Reals[key], want.Reals[key], &errs)
+	}
+	for _, key := range sortedNames(have.Services) {
+		if want.Services[key] == nil {
+			errs = append(errs, p.handle.DeleteVirtualServer(have.Services[key]))
+			n++
+		}
+	}
+	return n, errors.Join(errs...)
+}
+
+func (p *Proxier) syncReals(vs *VirtualServer, have, want []*RealServer, errs *[]error) int {
+	n := 0
+	old := map[string]*RealServer{}
+	for _, r := range have {
+		old[r.Key()] = r
+	}
+	seen := map[string]bool{}
+	for _, r := range want {
+		seen[r.Key()] = true
+		switch o := old[r.Key()]; {
+		case o == nil:
+			*errs = append(*errs, p.handle.AddRealServer(vs, r))
+			n++
+		case o.Weight != r.Weight:
+			*errs = append(*errs, p.handle.UpdateRealServer(vs, r))
+			n++
+		}
+	}
+	for _, r := range have {
+		if !seen[r.Key()] {
+			*errs = append(*errs, p.handle.DeleteRealServer(vs, r))
+			n++
+		}
+	}
+	return n
+}
+
+func (p *Proxier) syncAddresses(have, want []netip.Addr) (int, error) {
+	n := 0
+	var errs []error
+	for _, a := range want {
+		if !slices.Contains(have, a) {
+			errs = append(errs, p.links.AddAddr(DummyInterface, a))
+			n++
+		}
+	}
+	for _, a := range have {
+		if !slices.Contains(want, a) {
+			errs = append(errs, p.links.DelAddr(DummyInterface, a))
+			n++
+		}
+	}
+	return n, errors.Join(errs...)
+}
+
+// Cleanup removes the mode's virtual servers (h may be nil when the
+// kernel has no IPVS), kube-ipvs0 and the ipsets. The KUBE-* chains that
+// use the sets must be gone first (iptables.Cleanup).
+func Cleanup(ctx context.Context, h Handle, set IPSet, links Links) error {
+	var errs []error
+	if h != nil {
+		vss, err := h.GetVirtualServers()
+		errs = append(errs, err)
+		for _, vs := range vss {
+			errs = append(errs, h.DeleteVirtualServer(vs))
+		}
+	}
+	errs = append(errs, links.DeleteLink(DummyInterface))
+	for _, name := range sortedNames(SetTypes) {
+		// One restore per set: a missing set must not stop the others.
+		_ = set.Restore(ctx, fmt.Sprintf("create %s %s -exist\ndestroy %s\n", name, setCreateArgs(name), name))
+	}
+	return errors.Join(errs...)
+}
+
+func setCreateArgs(name string) string {
+	if SetTypes[name] == "bitmap:port" {
+		return SetTypes[name] + " range 0-65535"
+	}
+	return SetTypes[name]
+}
