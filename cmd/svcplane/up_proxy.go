@@ -11,7 +11,7 @@ import (
 
 // addUpProxyFlags registers up's proxy flag.
 func addUpProxyFlags(fs *pflag.FlagSet, mode *string) {
-	fs.StringVar(mode, "proxy-mode", *mode, "Service proxy of the local node run in this process: nftables, or none. It needs root; without it up runs on and says why.")
+	fs.StringVar(mode, "proxy-mode", *mode, "Service proxy of the local node run in this process: nftables, iptables, ipvs, userspace, or none. It needs root; without it up runs on and says why.")
 }
 
 // addLocalProxy runs the service proxy of the single local node in this
