@@ -1,31 +1,27 @@
 package iptables
 
 import (
-	"bufio"
 	"context"
-	"fmt"
-	"net"
 	"os"
 	"strings"
 	"testing"
-	"time"
 
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/svcplane/svcplane/internal/proxy"
 	"github.com/svcplane/svcplane/internal/proxy/proxytest"
+	"github.com/svcplane/svcplane/internal/proxy/proxytest/netlab"
 )
 
 // The kernel e2e re-executes this test binary inside network namespaces
-// (ip netns exec) in helper roles chosen by SVCPLANE_E2E_ROLE.
-const roleEnv = "SVCPLANE_E2E_ROLE"
+// (ip netns exec) in helper roles chosen by netlab.RoleEnv.
 
 func TestMain(m *testing.M) {
-	switch os.Getenv(roleEnv) {
+	switch os.Getenv(netlab.RoleEnv) {
 	case "":
 		os.Exit(m.Run())
 	case "echo":
-		runEcho(os.Getenv("NAME"))
+		netlab.Echo(os.Getenv("NAME"))
 	case "sync":
 		exitOn(runSyncSteps(Variant(os.Getenv("VARIANT")), strings.Split(os.Getenv("STEPS"), ",")))
 	case "cleanup":
@@ -33,17 +29,12 @@ func TestMain(m *testing.M) {
 		exitOn(err)
 		exitOn(Cleanup(context.Background(), ipt))
 	case "dial":
-		exitOn(runDial(os.Getenv("PROTO"), os.Getenv("ADDR"), 24))
+		exitOn(netlab.Dial(os.Getenv("PROTO"), os.Getenv("ADDR"), 24, 0, false))
 	}
 	os.Exit(0)
 }
 
-func exitOn(err error) {
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-}
+func exitOn(err error) { netlab.ExitOn(err) }
 
 // e2eStates are the cluster states the kernel test installs.
 func e2eStates() map[string][]runtime.Object {
@@ -86,64 +77,6 @@ func runSyncSteps(v Variant, steps []string) error {
 		if err := p.SyncProxyRules(i == 0); err != nil {
 			return err
 		}
-	}
-	return nil
-}
-
-func runEcho(name string) {
-	l, err := net.Listen("tcp", ":8080")
-	exitOn(err)
-	u, err := net.ListenPacket("udp", ":8080")
-	exitOn(err)
-	go func() {
-		buf := make([]byte, 64)
-		for {
-			_, addr, err := u.ReadFrom(buf)
-			if err != nil {
-				return
-			}
-			_, _ = u.WriteTo([]byte(name+"\n"), addr)
-		}
-	}()
-	fmt.Println("ready")
-	for {
-		c, err := l.Accept()
-		if err != nil {
-			return
-		}
-		fmt.Fprintf(c, "%s %s\n", name, c.RemoteAddr().(*net.TCPAddr).IP)
-		c.Close()
-	}
-}
-
-// runDial makes n connections (or datagrams from one socket for UDP, so
-// conntrack keeps one flow) and prints each answer.
-func runDial(proto, addr string, n int) error {
-	var udp net.Conn
-	for i := 0; i < n; i++ {
-		c := udp
-		var err error
-		if c == nil {
-			c, err = net.DialTimeout(proto, addr, 2*time.Second)
-		}
-		if err != nil {
-			fmt.Println("error", err)
-			continue
-		}
-		_ = c.SetDeadline(time.Now().Add(2 * time.Second))
-		if proto == "udp" {
-			udp = c
-			_, _ = c.Write([]byte("hi"))
-		}
-		line, err := bufio.NewReader(c).ReadString('\n')
-		if proto != "udp" {
-			c.Close()
-		}
-		if err != nil {
-			fmt.Println("error", err)
-			continue
-		}
-		fmt.Print(line)
 	}
 	return nil
 }

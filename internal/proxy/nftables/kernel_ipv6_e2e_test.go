@@ -26,36 +26,36 @@ func ipv6E2EStates() map[string][]runtime.Object {
 // then an endpoint removal through a partial sync.
 func TestKernelE2EIPv6(t *testing.T) {
 	l := newNetlab(t)
-	l.in("node", "sysctl", "-qw", "net.ipv6.conf.all.forwarding=1")
+	l.In("node", "sysctl", "-qw", "net.ipv6.conf.all.forwarding=1")
 	for _, a := range []struct{ peer, node, addr string }{
 		{"client", "fd00:100::1/64", "fd00:100::2/64"},
 		{"b1", "fd00:244:1::1/64", "fd00:244:1::2/64"},
 		{"b2", "fd00:244:2::1/64", "fd00:244:2::3/64"},
 	} {
-		l.in("node", "ip", "addr", "add", a.node, "dev", "v"+a.peer, "nodad")
-		l.in(a.peer, "ip", "addr", "add", a.addr, "dev", "vn", "nodad")
+		l.In("node", "ip", "addr", "add", a.node, "dev", "v"+a.peer, "nodad")
+		l.In(a.peer, "ip", "addr", "add", a.addr, "dev", "vn", "nodad")
 	}
-	l.in("client", "ip", "-6", "route", "add", "fd00:96::/64", "via", "fd00:100::1")
-	l.in("b1", "ip", "-6", "route", "add", "fd00:100::/64", "via", "fd00:244:1::1")
-	l.in("b2", "ip", "-6", "route", "add", "fd00:100::/64", "via", "fd00:244:2::1")
+	l.In("client", "ip", "-6", "route", "add", "fd00:96::/64", "via", "fd00:100::1")
+	l.In("b1", "ip", "-6", "route", "add", "fd00:100::/64", "via", "fd00:244:1::1")
+	l.In("b2", "ip", "-6", "route", "add", "fd00:100::/64", "via", "fd00:244:2::1")
 
-	l.helperOut("node", "sync", "STEPS=v6-two", "FAMILY=6")
+	l.HelperOut("node", "sync", "STEPS=v6-two", "FAMILY=6")
 	// The veths' link-local addresses finish duplicate address detection
 	// a moment after they come up; until then neighbour discovery (and so
 	// the first connection) fails. Wait for one connection to get through.
 	for i := 0; i < 5; i++ {
-		if out := l.helperOut("client", "dial", "PROTO=tcp", "ADDR=[fd00:96::10]:80", "DIAL_N=1"); !strings.HasPrefix(out, "error") {
+		if out := l.HelperOut("client", "dial", "PROTO=tcp", "ADDR=[fd00:96::10]:80", "DIAL_N=1"); !strings.HasPrefix(out, "error") {
 			break
 		}
 	}
-	if got := l.dial("tcp", "[fd00:96::10]:80"); got["b1"] == 0 || got["b2"] == 0 || got["error"] > 0 {
+	if got := l.Dial("tcp", "[fd00:96::10]:80"); got["b1"] == 0 || got["b2"] == 0 || got["error"] > 0 {
 		t.Errorf("IPv6 ClusterIP: want both backends, got %v", got)
 	}
-	if got := l.dial("tcp", "[fd00:100::1]:30081"); got["b1"]+got["b2"] != 24 {
+	if got := l.Dial("tcp", "[fd00:100::1]:30081"); got["b1"]+got["b2"] != 24 {
 		t.Errorf("IPv6 NodePort: got %v", got)
 	}
-	l.helperOut("node", "sync", "STEPS=v6-two,v6-one", "FAMILY=6")
-	if got := l.dial("tcp", "[fd00:96::10]:80"); got["b2"] != 24 {
+	l.HelperOut("node", "sync", "STEPS=v6-two,v6-one", "FAMILY=6")
+	if got := l.Dial("tcp", "[fd00:96::10]:80"); got["b2"] != 24 {
 		t.Errorf("IPv6 after endpoint removal: got %v", got)
 	}
 }

@@ -1,33 +1,27 @@
 package nftables
 
 import (
-	"bufio"
 	"context"
-	"fmt"
-	"net"
 	"os"
-	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/svcplane/svcplane/internal/proxy"
 	"github.com/svcplane/svcplane/internal/proxy/conntrack"
 	"github.com/svcplane/svcplane/internal/proxy/proxytest"
+	"github.com/svcplane/svcplane/internal/proxy/proxytest/netlab"
 )
 
 // The kernel e2e re-executes this test binary inside network namespaces
-// (ip netns exec) in helper roles chosen by SVCPLANE_E2E_ROLE.
-const roleEnv = "SVCPLANE_E2E_ROLE"
-
+// (ip netns exec) in helper roles chosen by netlab.RoleEnv.
 func TestMain(m *testing.M) {
-	switch os.Getenv(roleEnv) {
+	switch os.Getenv(netlab.RoleEnv) {
 	case "":
 		os.Exit(m.Run())
 	case "echo":
-		runEcho(os.Getenv("NAME"))
+		netlab.Echo(os.Getenv("NAME"))
 	case "sync":
 		err := runSyncSteps(strings.Split(os.Getenv("STEPS"), ","))
 		exitOn(err)
@@ -36,24 +30,12 @@ func TestMain(m *testing.M) {
 		exitOn(err)
 		exitOn(Cleanup(context.Background(), nft))
 	case "dial":
-		n, sport := 24, 0
-		if v := os.Getenv("DIAL_N"); v != "" {
-			n, _ = strconv.Atoi(v)
-		}
-		if v := os.Getenv("SPORT"); v != "" {
-			sport, _ = strconv.Atoi(v)
-		}
-		exitOn(runDial(os.Getenv("PROTO"), os.Getenv("ADDR"), n, sport))
+		exitOn(netlab.DialFromEnv())
 	}
 	os.Exit(0)
 }
 
-func exitOn(err error) {
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-}
+func exitOn(err error) { netlab.ExitOn(err) }
 
 // e2eStates are the cluster states the kernel test installs.
 func e2eStates() map[string][]runtime.Object {
@@ -102,63 +84,6 @@ func runSyncSteps(steps []string) error {
 		if ctErr != nil {
 			return ctErr
 		}
-	}
-	return nil
-}
-
-func runEcho(name string) {
-	l, err := net.Listen("tcp", ":8080")
-	exitOn(err)
-	u, err := net.ListenPacket("udp", ":8080")
-	exitOn(err)
-	go func() {
-		buf := make([]byte, 64)
-		for {
-			_, addr, err := u.ReadFrom(buf)
-			if err != nil {
-				return
-			}
-			_, _ = u.WriteTo([]byte(name+"\n"), addr)
-		}
-	}()
-	fmt.Println("ready")
-	for {
-		c, err := l.Accept()
-		if err != nil {
-			return
-		}
-		fmt.Fprintf(c, "%s %s\n", name, c.RemoteAddr().(*net.TCPAddr).IP)
-		c.Close()
-	}
-}
-
-// runDial makes n connections (or datagrams) and prints each answer;
-// sport > 0 fixes the source port (UDP: one conntrack entry for all).
-func runDial(proto, addr string, n, sport int) error {
-	d := net.Dialer{Timeout: 2 * time.Second}
-	if sport > 0 {
-		d.LocalAddr = &net.UDPAddr{Port: sport}
-		if proto == "tcp" {
-			d.LocalAddr = &net.TCPAddr{Port: sport}
-		}
-	}
-	for i := 0; i < n; i++ {
-		c, err := d.Dial(proto, addr)
-		if err != nil {
-			fmt.Println("error", err)
-			continue
-		}
-		_ = c.SetDeadline(time.Now().Add(2 * time.Second))
-		if proto == "udp" {
-			_, _ = c.Write([]byte("hi"))
-		}
-		line, err := bufio.NewReader(c).ReadString('\n')
-		c.Close()
-		if err != nil {
-			fmt.Println("error", err)
-			continue
-		}
-		fmt.Print(line)
 	}
 	return nil
 }
