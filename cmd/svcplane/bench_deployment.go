@@ -14,7 +14,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
 )
 
@@ -63,10 +62,7 @@ func benchDeployment(out io.Writer, o *benchDeploymentOptions) error {
 		return err
 	}
 	defer func() { _ = agent.Process.Signal(syscall.SIGTERM); _ = agent.Wait() }()
-	cfg := rest.CopyConfig(b.config)
-	cfg.QPS, cfg.Burst = -1, 0
-	cfg.ContentType = "application/vnd.kubernetes.protobuf"
-	client, err := kubernetes.NewForConfig(cfg)
+	client, err := b.fastClient()
 	if err != nil {
 		return err
 	}

@@ -92,10 +92,7 @@ func benchNodes(out io.Writer, o *benchNodesOptions) error {
 	}
 	defer func() { _ = agentProc.Process.Signal(syscall.SIGTERM); _ = agentProc.Wait() }()
 
-	cfg := rest.CopyConfig(b.config)
-	cfg.QPS, cfg.Burst = -1, 0
-	cfg.ContentType = "application/vnd.kubernetes.protobuf"
-	client, err := kubernetes.NewForConfig(cfg)
+	client, err := b.fastClient()
 	if err != nil {
 		return err
 	}
@@ -152,6 +149,15 @@ func benchNodes(out io.Writer, o *benchNodesOptions) error {
 		report(out, run, fmt.Sprintf("after holding %s", o.hold))
 	}
 	return nil
+}
+
+// fastClient is an admin client of b without client-side rate limits,
+// speaking protobuf.
+func (b *benchServer) fastClient() (kubernetes.Interface, error) {
+	cfg := rest.CopyConfig(b.config)
+	cfg.QPS, cfg.Burst = -1, 0
+	cfg.ContentType = "application/vnd.kubernetes.protobuf"
+	return kubernetes.NewForConfig(cfg)
 }
 
 // startBenchAgent runs `svcplane node` with n simulated nodes named
