@@ -3,6 +3,7 @@ package proxytest
 import (
 	"fmt"
 	"slices"
+	"sort"
 	"strings"
 )
 
@@ -89,3 +90,30 @@ func (f Fate) Masq() Fate { f.Masquerade = true; return f }
 
 // Stick marks a fate as sticky.
 func (f Fate) Stick() Fate { f.Sticky = true; return f }
+
+// enumerate walks p once per random draw k (0…63) and merges the walks: the
+// verdict and masquerading must not depend on the draw; Endpoints lists
+// every endpoint some draw reaches.
+func enumerate(p Packet, walk func(Packet, int) (Fate, error)) (Fate, error) {
+	seen := map[string]bool{}
+	var fate Fate
+	for k := 0; k < 64; k++ {
+		f, err := walk(p, k)
+		if err != nil {
+			return Fate{}, err
+		}
+		if k > 0 && (f.Verdict != fate.Verdict || f.Masquerade != fate.Masquerade) {
+			return Fate{}, fmt.Errorf("%s: fate depends on the random draw: %s vs %s", p, fate, f)
+		}
+		fate = f
+		for _, ep := range f.Endpoints {
+			seen[ep] = true
+		}
+	}
+	fate.Endpoints = nil
+	for ep := range seen {
+		fate.Endpoints = append(fate.Endpoints, ep)
+	}
+	sort.Strings(fate.Endpoints)
+	return fate, nil
+}

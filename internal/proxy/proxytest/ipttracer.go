@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"net/netip"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -52,27 +51,7 @@ type iptPkt struct {
 // Trace returns the packet's fate; the random spread is enumerated so
 // Endpoints lists every reachable endpoint.
 func (t *IPTTracer) Trace(p Packet) (Fate, error) {
-	seen := map[string]bool{}
-	var fate Fate
-	for k := 0; k < 64; k++ {
-		f, err := t.walk(p, k)
-		if err != nil {
-			return Fate{}, err
-		}
-		if k > 0 && (f.Verdict != fate.Verdict || f.Masquerade != fate.Masquerade) {
-			return Fate{}, fmt.Errorf("%s: fate depends on the random draw: %s vs %s", p, fate, f)
-		}
-		fate = f
-		for _, ep := range f.Endpoints {
-			seen[ep] = true
-		}
-	}
-	fate.Endpoints = nil
-	for ep := range seen {
-		fate.Endpoints = append(fate.Endpoints, ep)
-	}
-	sort.Strings(fate.Endpoints)
-	return fate, nil
+	return enumerate(p, t.walk)
 }
 
 func (t *IPTTracer) walk(p Packet, k int) (Fate, error) {

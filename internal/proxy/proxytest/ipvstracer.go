@@ -1,10 +1,8 @@
 package proxytest
 
 import (
-	"fmt"
 	"net/netip"
 	"slices"
-	"sort"
 	"strings"
 )
 
@@ -47,27 +45,7 @@ func NewIPVSTracer(save string, sets map[string][]string, services []IPVSService
 
 // Trace returns the packet's fate over every choice of real server.
 func (t *IPVSTracer) Trace(p Packet) (Fate, error) {
-	seen := map[string]bool{}
-	var fate Fate
-	for k := 0; k < 16; k++ {
-		f, err := t.walk(p, k)
-		if err != nil {
-			return Fate{}, err
-		}
-		if k > 0 && (f.Verdict != fate.Verdict || f.Masquerade != fate.Masquerade) {
-			return Fate{}, fmt.Errorf("%s: fate depends on the choice: %s vs %s", p, fate, f)
-		}
-		fate = f
-		for _, ep := range f.Endpoints {
-			seen[ep] = true
-		}
-	}
-	fate.Endpoints = nil
-	for ep := range seen {
-		fate.Endpoints = append(fate.Endpoints, ep)
-	}
-	sort.Strings(fate.Endpoints)
-	return fate, nil
+	return enumerate(p, t.walk)
 }
 
 func (t *IPVSTracer) chain(table, chain string, q *iptPkt) (string, error) {

@@ -43,27 +43,7 @@ type pkt struct {
 // Trace returns the packet's fate. numgen draws are enumerated (draw k
 // for the k-th walk), so Endpoints lists every reachable endpoint.
 func (t *NFTTracer) Trace(p Packet) (Fate, error) {
-	seen := map[string]bool{}
-	var fate Fate
-	for k := 0; k < 64; k++ {
-		f, err := t.walk(p, k)
-		if err != nil {
-			return Fate{}, err
-		}
-		if k > 0 && (f.Verdict != fate.Verdict || f.Masquerade != fate.Masquerade) {
-			return Fate{}, fmt.Errorf("%s: fate depends on the random draw: %s vs %s", p, fate, f)
-		}
-		fate = f
-		for _, ep := range f.Endpoints {
-			seen[ep] = true
-		}
-	}
-	fate.Endpoints = nil
-	for ep := range seen {
-		fate.Endpoints = append(fate.Endpoints, ep)
-	}
-	sort.Strings(fate.Endpoints)
-	return fate, nil
+	return enumerate(p, t.walk)
 }
 
 func (t *NFTTracer) walk(p Packet, k int) (Fate, error) {
