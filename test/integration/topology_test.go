@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/util/retry"
 	"k8s.io/utils/ptr"
 
 	"github.com/svcplane/svcplane/test/integration/framework"
@@ -93,12 +94,20 @@ func TestTopologyHints(t *testing.T) {
 
 func readyNode(t *testing.T, c kubernetes.Interface, name, zone string) {
 	t.Helper()
-	n := must(c.CoreV1().Nodes().Create(ctx, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name,
+	must(c.CoreV1().Nodes().Create(ctx, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name,
 		Labels: map[string]string{corev1.LabelTopologyZone: zone, corev1.LabelHostname: name}}}, metav1.CreateOptions{}))
 	cpu := corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("4"), corev1.ResourcePods: resource.MustParse("110")}
-	n.Status = corev1.NodeStatus{Capacity: cpu, Allocatable: cpu,
-		Conditions: []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionTrue, Reason: "KubeletReady"}}}
-	must(c.CoreV1().Nodes().UpdateStatus(ctx, n, metav1.UpdateOptions{}))
+	// The node IPAM controller writes the new Node too: retry on conflict.
+	noErr(t, retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		n, err := c.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		n.Status = corev1.NodeStatus{Capacity: cpu, Allocatable: cpu,
+			Conditions: []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionTrue, Reason: "KubeletReady"}}}
+		_, err = c.CoreV1().Nodes().UpdateStatus(ctx, n, metav1.UpdateOptions{})
+		return err
+	}))
 }
 
 var podIPs = 0
