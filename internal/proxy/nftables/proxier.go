@@ -3,6 +3,7 @@ package nftables
 import (
 	"context"
 	"fmt"
+	"runtime/debug"
 	"maps"
 	"os/exec"
 	"slices"
@@ -106,6 +107,13 @@ func (p *Proxier) SyncProxyRules(full bool) (err error) {
 	res.Duration = time.Since(start)
 	prev := p.lastSnap
 	p.installed, p.lastSnap = desired, snap
+	if res.Full {
+		// A full sync's garbage (the whole plan and its multi-megabyte
+		// script) dwarfs what the proxy keeps; hand it back to the OS now
+		// rather than holding it until the heap grows into it. Full syncs
+		// are rare (start, syncPeriod, after a failure): a few ms each.
+		debug.FreeOSMemory()
+	}
 	klog.V(2).InfoS("Synced nftables rules", "full", res.Full, "changes", res.Changes, "elapsed", res.Duration)
 	if p.OnSynced != nil {
 		p.OnSynced(res, prev, snap, nil)
