@@ -143,7 +143,7 @@ func runWithBackend(ctx context.Context, o *proxyOptions, client kubernetes.Inte
 			run.Run()
 		}
 	})
-	b, err := build(cfg, tr.Snapshot, func(r syncReport) {
+	b, err := build(cfg, tr.NextSnapshot, func(r syncReport) {
 		if r.err != nil {
 			klog.ErrorS(r.err, "Sync failed; retrying with a full sync")
 			return
@@ -180,9 +180,10 @@ func (o *proxyOptions) iptablesBackend(cfg modeConfig, state func() *proxy.Snaps
 		return modeBackend{}, err
 	}
 	p := iptables.NewProxier(iptablesConfig(cfg), ipt, state, nil)
+	ct := o.deps.ct()
 	p.OnSynced = func(res iptables.SyncResult, prev, cur *proxy.Snapshot, err error) {
 		if err == nil {
-			iptables.ClearStaleUDP(context.Background(), iptables.ConntrackCLI{}, prev, cur)
+			cleanStaleUDP(ct, res.Full, cur)
 		}
 		report(syncReport{full: res.Full, changes: res.Changes, duration: res.Duration, prev: prev, cur: cur, err: err})
 	}

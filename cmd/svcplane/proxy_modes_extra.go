@@ -48,9 +48,10 @@ func (o *proxyOptions) ipvsBackend(cfg modeConfig, state func() *proxy.Snapshot,
 	if err != nil {
 		return modeBackend{}, err
 	}
+	ct := o.deps.ct()
 	p.OnSynced = func(res ipvs.SyncResult, prev, cur *proxy.Snapshot, err error) {
 		if err == nil {
-			iptables.ClearStaleUDP(context.Background(), iptables.ConntrackCLI{}, prev, cur)
+			cleanStaleUDP(ct, res.Full, cur)
 		}
 		report(syncReport{full: res.Full, changes: res.Changes, duration: res.Duration, prev: prev, cur: cur, err: err})
 	}

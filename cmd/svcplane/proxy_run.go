@@ -176,15 +176,7 @@ func (o *proxyOptions) newFamilyProxier(fam proxy.IPFamily, tr *tracker.Tracker,
 		svcHealth.update(fam, cur)
 		internal, external := countNoLocalEndpoints(cur)
 		noLocal.set(fam, internal, external)
-		var ports map[proxy.ServicePortName]struct{}
-		if !res.Full && cur.Changes != nil {
-			ports = cur.Changes.Ports
-		}
-		if n, err := conntrack.CleanStaleEntries(ct, cur, ports); err != nil {
-			klog.ErrorS(err, "Deleting stale UDP conntrack entries failed", "family", fam)
-		} else if n > 0 {
-			klog.V(2).InfoS("Deleted stale UDP conntrack entries", "family", fam, "entries", n)
-		}
+		cleanStaleUDP(ct, res.Full, cur)
 		if o.deps.synced != nil {
 			o.deps.synced(fam, cur)
 		}
@@ -328,4 +320,19 @@ func serve(ctx context.Context, addr string, h http.Handler) {
 		}
 	}()
 	go func() { <-ctx.Done(); _ = srv.Close() }()
+}
+
+// cleanStaleUDP deletes the UDP conntrack entries a sync left pointing at
+// no serving endpoint: of the changed ports after a partial sync, of all
+// after a full one. Failures are logged; the next sync tries again.
+func cleanStaleUDP(ct conntrack.Interface, full bool, cur *proxy.Snapshot) {
+	var ports map[proxy.ServicePortName]struct{}
+	if !full && cur.Changes != nil {
+		ports = cur.Changes.Ports
+	}
+	if n, err := conntrack.CleanStaleEntries(ct, cur, ports); err != nil {
+		klog.ErrorS(err, "Deleting stale UDP conntrack entries failed", "family", cur.Family)
+	} else if n > 0 {
+		klog.V(2).InfoS("Deleted stale UDP conntrack entries", "family", cur.Family, "entries", n)
+	}
 }

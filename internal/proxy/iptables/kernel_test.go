@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/svcplane/svcplane/internal/proxy"
+	"github.com/svcplane/svcplane/internal/proxy/conntrack"
 	"github.com/svcplane/svcplane/internal/proxy/proxytest"
 	"github.com/svcplane/svcplane/internal/proxy/proxytest/netlab"
 )
@@ -29,7 +30,7 @@ func TestMain(m *testing.M) {
 		exitOn(err)
 		exitOn(Cleanup(context.Background(), ipt))
 	case "dial":
-		exitOn(netlab.Dial(os.Getenv("PROTO"), os.Getenv("ADDR"), 24, 0, false))
+		exitOn(netlab.DialFromEnv())
 	}
 	os.Exit(0)
 }
@@ -67,15 +68,19 @@ func runSyncSteps(v Variant, steps []string) error {
 	}
 	var snap *proxy.Snapshot
 	p := NewProxier(Config{Family: proxy.IPv4}, ipt, func() *proxy.Snapshot { return snap }, nil)
-	p.OnSynced = func(_ SyncResult, prev, cur *proxy.Snapshot, err error) {
+	var ctErr error
+	p.OnSynced = func(_ SyncResult, _, cur *proxy.Snapshot, err error) {
 		if err == nil {
-			ClearStaleUDP(context.Background(), ConntrackCLI{}, prev, cur)
+			_, ctErr = conntrack.CleanStaleEntries(conntrack.New(), cur, nil)
 		}
 	}
 	for i, s := range steps {
 		snap = proxytest.Snapshot(proxy.IPv4, e2eStates()[s]...)
 		if err := p.SyncProxyRules(i == 0); err != nil {
 			return err
+		}
+		if ctErr != nil {
+			return ctErr
 		}
 	}
 	return nil
