@@ -3,9 +3,9 @@ package nftables
 import (
 	"context"
 	"fmt"
-	"runtime/debug"
 	"maps"
 	"os/exec"
+	"runtime/debug"
 	"slices"
 	"sync"
 	"time"
