@@ -73,6 +73,14 @@ func (o *nodeOptions) addFlags(fs *pflag.FlagSet, withNames bool) {
 	fs.StringVar(&o.pprofAddr, "profiling-address", "", "Serve net/http/pprof on this address (e.g. 127.0.0.1:6060); empty: off.")
 }
 
+// checkNodeCount refuses a --nodes below least.
+func checkNodeCount(n, least int) error {
+	if n < least {
+		return fmt.Errorf("--nodes %d: want %d or more", n, least)
+	}
+	return nil
+}
+
 // names returns the node names: <prefix><i>, or the single node's name.
 func (o *nodeOptions) names(defaultName string) []string {
 	if o.nodes == 1 && o.namePrefix == "" {
@@ -175,6 +183,9 @@ readiness after the readinessProbe's initialDelaySeconds). Use the node
 credentials the server writes: --kubeconfig <data-dir>/node-kubeconfig.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := checkNodeCount(o.nodes, 1); err != nil {
+				return err
+			}
 			cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
 			if err != nil {
 				return err

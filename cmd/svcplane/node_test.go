@@ -33,3 +33,15 @@ func TestNodeAddresses(t *testing.T) {
 		t.Fatal("a /30 holds 3 nodes?")
 	}
 }
+
+func TestNodeCountIsChecked(t *testing.T) {
+	if err := checkNodeCount(0, 1); err == nil || err.Error() != "--nodes 0: want 1 or more" {
+		t.Errorf("svcplane node --nodes 0: %v", err)
+	}
+	if err := checkNodeCount(-1, 0); err == nil {
+		t.Error("svcplane up --nodes -1 must be refused")
+	}
+	if err := checkNodeCount(0, 0); err != nil {
+		t.Errorf("svcplane up --nodes 0 runs no node: %v", err)
+	}
+}

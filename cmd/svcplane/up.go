@@ -23,6 +23,9 @@ local node, its service proxy (--proxy-mode).
 It writes an admin kubeconfig there and prints the line to use it.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := checkNodeCount(nodes, 0); err != nil {
+				return err
+			}
 			if len(o.EtcdServers) > 0 {
 				return fmt.Errorf("svcplane up always runs the embedded etcd; use `svcplane server --etcd-servers` for an external cluster")
 			}

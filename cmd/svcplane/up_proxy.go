@@ -1,6 +1,8 @@
 package main
 
 import (
+	"fmt"
+
 	"github.com/spf13/pflag"
 	genericapiserver "k8s.io/apiserver/pkg/server"
 	"k8s.io/client-go/tools/clientcmd"
@@ -19,8 +21,12 @@ func addUpProxyFlags(fs *pflag.FlagSet, mode *string) {
 // same process). A proxy that cannot program the kernel (not root, no
 // nftables) is logged and leaves the rest of up running.
 func addLocalProxy(s *apiserver.Server, nodes int, mode string) error {
-	if mode == "none" {
+	switch mode {
+	case "none":
 		return nil
+	case "nftables", "iptables", "ipvs", "userspace":
+	default:
+		return fmt.Errorf("--proxy-mode %q: want nftables, iptables, ipvs, userspace or none", mode)
 	}
 	if nodes != 1 {
 		klog.InfoS("Not starting the service proxy: it serves one local node", "nodes", nodes)
