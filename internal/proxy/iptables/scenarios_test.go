@@ -1,7 +1,6 @@
 package iptables
 
 import (
-	"net/netip"
 	"strings"
 	"testing"
 
@@ -10,10 +9,7 @@ import (
 )
 
 func configFor(pc proxytest.ProxyConfig) Config {
-	cfg := Config{Family: proxy.IPv4, MasqueradeAll: pc.MasqueradeAll}
-	if pc.ClusterCIDR != "" {
-		cfg.ClusterCIDRs = []netip.Prefix{netip.MustParsePrefix(pc.ClusterCIDR)}
-	}
+	cfg := Config{Family: proxy.IPv4, MasqueradeAll: pc.MasqueradeAll, ClusterCIDRs: pc.ClusterCIDRs()}
 	return cfg
 }
 
@@ -23,17 +19,7 @@ func runChecks(t *testing.T, fake *Fake, checks []proxytest.Check) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, c := range checks {
-		got, err := tracer.Trace(c.Packet)
-		if err != nil {
-			t.Errorf("%s: %v", c.Packet, err)
-			continue
-		}
-		if !c.Want.Matches(got) {
-			t.Errorf("%s: got %s, want %s", c.Packet, got, c.Want)
-		}
-	}
-	if t.Failed() {
+	if !proxytest.RunChecks(t, tracer, checks) {
 		t.Logf("tables:\n%s", fake.Dump())
 	}
 }

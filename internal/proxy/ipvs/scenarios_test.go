@@ -1,7 +1,6 @@
 package ipvs
 
 import (
-	"net/netip"
 	"testing"
 
 	"github.com/svcplane/svcplane/internal/proxy"
@@ -55,27 +54,14 @@ func (f *fakes) tracer(t *testing.T) *proxytest.IPVSTracer {
 }
 
 func configFor(pc proxytest.ProxyConfig) Config {
-	cfg := Config{Family: proxy.IPv4, Scheduler: "rr", MasqueradeAll: pc.MasqueradeAll}
-	if pc.ClusterCIDR != "" {
-		cfg.ClusterCIDRs = []netip.Prefix{netip.MustParsePrefix(pc.ClusterCIDR)}
-	}
+	cfg := Config{Family: proxy.IPv4, Scheduler: "rr", MasqueradeAll: pc.MasqueradeAll, ClusterCIDRs: pc.ClusterCIDRs()}
 	return cfg
 }
 
 func runChecks(t *testing.T, f *fakes, checks []proxytest.Check) {
 	t.Helper()
 	tr := f.tracer(t)
-	for _, c := range checks {
-		got, err := tr.Trace(c.Packet)
-		if err != nil {
-			t.Errorf("%s: %v", c.Packet, err)
-			continue
-		}
-		if !c.Want.Matches(got) {
-			t.Errorf("%s: got %s, want %s", c.Packet, got, c.Want)
-		}
-	}
-	if t.Failed() {
+	if !proxytest.RunChecks(t, tr, checks) {
 		vss, _ := f.handle.GetVirtualServers()
 		for _, vs := range vss {
 			reals, _ := f.handle.GetRealServers(vs)

@@ -1,7 +1,6 @@
 package nftables
 
 import (
-	"net/netip"
 	"testing"
 
 	"sigs.k8s.io/knftables"
@@ -11,27 +10,14 @@ import (
 )
 
 func configFor(pc proxytest.ProxyConfig) Config {
-	cfg := Config{Family: proxy.IPv4, MasqueradeAll: pc.MasqueradeAll}
-	if pc.ClusterCIDR != "" {
-		cfg.ClusterCIDRs = []netip.Prefix{netip.MustParsePrefix(pc.ClusterCIDR)}
-	}
+	cfg := Config{Family: proxy.IPv4, MasqueradeAll: pc.MasqueradeAll, ClusterCIDRs: pc.ClusterCIDRs()}
 	return cfg
 }
 
 func runChecks(t *testing.T, fake *knftables.Fake, checks []proxytest.Check) {
 	t.Helper()
 	tracer := proxytest.NewNFTTracer(fake, proxytest.NodeIP)
-	for _, c := range checks {
-		got, err := tracer.Trace(c.Packet)
-		if err != nil {
-			t.Errorf("%s: %v", c.Packet, err)
-			continue
-		}
-		if !c.Want.Matches(got) {
-			t.Errorf("%s: got %s, want %s", c.Packet, got, c.Want)
-		}
-	}
-	if t.Failed() {
+	if !proxytest.RunChecks(t, tracer, checks) {
 		t.Logf("ruleset:\n%s", fake.Dump())
 	}
 }
