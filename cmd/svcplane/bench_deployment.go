@@ -30,6 +30,9 @@ func newBenchDeploymentCommand() *cobra.Command {
 		Short: "On a fresh server with N simulated nodes, create one Deployment of R replicas; print the time until it is Available with every replica, then until a background delete leaves no pod or ReplicaSet",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := checkNodeCount(o.nodes, 1); err != nil {
+				return err
+			}
 			return benchDeployment(cmd.OutOrStdout(), o)
 		},
 	}

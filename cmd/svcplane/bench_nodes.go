@@ -39,6 +39,9 @@ func newBenchNodesCommand() *cobra.Command {
 		Short: "Run N simulated nodes in one `svcplane node` process on a fresh server, create P pods; print time to all Running+Ready, agent RSS, /readyz and NotReady nodes",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := checkNodeCount(o.nodes, 1); err != nil {
+				return err
+			}
 			return benchNodes(cmd.OutOrStdout(), o)
 		},
 	}
