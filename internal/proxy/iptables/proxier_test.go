@@ -54,15 +54,23 @@ func TestPartialRestoreWritesOnlyChangedChains(t *testing.T) {
 	}
 }
 
-func TestFailedRestoreMakesNextSyncFull(t *testing.T) {
-	fake := NewFake()
-	snap := webSnap("10.244.1.2")
-	var results []SyncResult
-	p := newTestProxier(Config{Family: proxy.IPv4}, fake, &snap)
-	p.OnSynced = func(res SyncResult, _, _ *proxy.Snapshot, err error) { results = append(results, res) }
+// fullySynced returns a proxier over fake that recorded its syncs and has
+// done a first full one.
+func fullySynced(t *testing.T, fake *Fake, snap **proxy.Snapshot) (*Proxier, *[]SyncResult) {
+	t.Helper()
+	results := &[]SyncResult{}
+	p := newTestProxier(Config{Family: proxy.IPv4}, fake, snap)
+	p.OnSynced = func(res SyncResult, _, _ *proxy.Snapshot, err error) { *results = append(*results, res) }
 	if err := p.SyncProxyRules(true); err != nil {
 		t.Fatal(err)
 	}
+	return p, results
+}
+
+func TestFailedRestoreMakesNextSyncFull(t *testing.T) {
+	fake := NewFake()
+	snap := webSnap("10.244.1.2")
+	p, results := fullySynced(t, fake, &snap)
 	snap = webSnap("10.244.2.3")
 	fake.FailRestore = errors.New("boom")
 	if err := p.SyncProxyRules(false); err == nil {
@@ -71,8 +79,8 @@ func TestFailedRestoreMakesNextSyncFull(t *testing.T) {
 	if err := p.SyncProxyRules(false); err != nil {
 		t.Fatal(err)
 	}
-	if !results[2].Full {
-		t.Errorf("sync after a failure should be full: %+v", results)
+	if !(*results)[2].Full {
+		t.Errorf("sync after a failure should be full: %+v", *results)
 	}
 	tr, _ := proxytest.NewIPTTracer(fake.Dump(), proxytest.NodeIP)
 	if got, _ := tr.Trace(proxytest.Packet{Src: proxytest.LocalPodIP, Dst: "10.96.0.10", Proto: "tcp", Port: 80}); !proxytest.To("10.244.2.3:8080").Matches(got) {
@@ -108,12 +116,7 @@ func TestFullSyncDeletesStaleChainsFromTables(t *testing.T) {
 func TestCanaryForcesFullResync(t *testing.T) {
 	fake := NewFake()
 	snap := webSnap("10.244.1.2")
-	var results []SyncResult
-	p := newTestProxier(Config{Family: proxy.IPv4}, fake, &snap)
-	p.OnSynced = func(res SyncResult, _, _ *proxy.Snapshot, err error) { results = append(results, res) }
-	if err := p.SyncProxyRules(true); err != nil {
-		t.Fatal(err)
-	}
+	p, results := fullySynced(t, fake, &snap)
 	resyncs := 0
 	if p.CheckCanary(context.Background(), func() { resyncs++ }) {
 		t.Fatal("canary present, no resync wanted")
@@ -125,7 +128,7 @@ func TestCanaryForcesFullResync(t *testing.T) {
 	if err := p.SyncProxyRules(false); err != nil {
 		t.Fatal(err)
 	}
-	if !results[len(results)-1].Full {
+	if last := *results; !last[len(last)-1].Full {
 		t.Error("resync after a flush should be full")
 	}
 	if ok, _ := p.CanaryPresent(context.Background()); !ok {
