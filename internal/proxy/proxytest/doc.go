@@ -1,7 +1,11 @@
 // Package proxytest is the backend-neutral test kit of the proxy: one
 // shared scenario table (Services and EndpointSlices in, expected packet
 // fates out) that every backend runs through its own packet tracer, and the
-// tracer for the nftables backend, which interprets knftables.Fake's
-// ruleset the way the kernel walks it (hooks by priority, verdict maps,
-// numgen, DNAT, masquerade marks, affinity sets).
+// tracers themselves: NFTTracer interprets knftables.Fake's ruleset the way
+// the kernel walks it (hooks by priority, verdict maps, numgen, DNAT,
+// masquerade marks, affinity sets), IPTTracer iptables-save text (chains,
+// statistic, recent, ipsets), IPVSTracer the IPVS state behind the iptables
+// rules. RunChecks compares a tracer's fates with a scenario's checks; random
+// spreads are enumerated (enumerate) so every reachable endpoint is listed.
+// The network-namespace lab of the kernel tests is the netlab subpackage.
 package proxytest
