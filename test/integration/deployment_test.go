@@ -51,9 +51,12 @@ func TestDeploymentRollout(t *testing.T) {
 		sets[0].Name != "web-"+sets[0].Labels["pod-template-hash"] || metav1.GetControllerOf(&sets[0]).UID != d.UID {
 		t.Fatalf("first ReplicaSet: %+v", sets)
 	}
-	cur := must(c.AppsV1().Deployments(ns).Get(ctx, "web", metav1.GetOptions{}))
-	cur.Spec.Template.Spec.Containers[0].Image = "nginx:2"
-	must(c.AppsV1().Deployments(ns).Update(ctx, cur, metav1.UpdateOptions{}))
+	ds := c.AppsV1().Deployments(ns)
+	updateRetrying(t, func() (*appsv1.Deployment, error) { return ds.Get(ctx, "web", metav1.GetOptions{}) },
+		func(d *appsv1.Deployment) { d.Spec.Template.Spec.Containers[0].Image = "nginx:2" },
+		func(d *appsv1.Deployment) (*appsv1.Deployment, error) {
+			return ds.Update(ctx, d, metav1.UpdateOptions{})
+		})
 	eventually(t, "the second rollout", func() bool {
 		if !complete() {
 			return false

@@ -7,6 +7,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/util/retry"
 )
 
 // newNamespace creates a namespace for one test.
@@ -27,6 +28,27 @@ func must[T any](v T, err error) T {
 		panic(err)
 	}
 	return v
+}
+
+// updateRetrying reads with get, applies change and writes with update,
+// again on a conflict: for objects a controller writes too (status,
+// annotations), as a kubectl edit would be retried by hand.
+func updateRetrying[T any](t *testing.T, get func() (T, error), change func(T), update func(T) (T, error)) T {
+	t.Helper()
+	var out T
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		cur, err := get()
+		if err != nil {
+			return err
+		}
+		change(cur)
+		out, err = update(cur)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
 }
 
 func noErr(t *testing.T, err error) {

@@ -45,16 +45,20 @@ func TestReplicaSetController(t *testing.T) {
 		return got.Status.Replicas == 3 && got.Status.FullyLabeledReplicas == 3 && got.Status.ObservedGeneration == got.Generation
 	})
 	// Relabel the adopted pod: released, and a new one takes its place.
-	p := must(c.CoreV1().Pods(ns).Get(ctx, "orphan", metav1.GetOptions{}))
-	p.Labels = map[string]string{"app": "elsewhere"}
-	must(c.CoreV1().Pods(ns).Update(ctx, p, metav1.UpdateOptions{}))
+	pods := c.CoreV1().Pods(ns)
+	updateRetrying(t, func() (*corev1.Pod, error) { return pods.Get(ctx, "orphan", metav1.GetOptions{}) },
+		func(p *corev1.Pod) { p.Labels = map[string]string{"app": "elsewhere"} },
+		func(p *corev1.Pod) (*corev1.Pod, error) { return pods.Update(ctx, p, metav1.UpdateOptions{}) })
 	eventually(t, "the relabelled pod released and replaced", func() bool {
 		got := must(c.CoreV1().Pods(ns).Get(ctx, "orphan", metav1.GetOptions{}))
 		return metav1.GetControllerOf(got) == nil && len(owned()) == 3
 	})
 	// Scale down.
-	cur := must(c.AppsV1().ReplicaSets(ns).Get(ctx, "rs", metav1.GetOptions{}))
-	cur.Spec.Replicas = int32p(1)
-	must(c.AppsV1().ReplicaSets(ns).Update(ctx, cur, metav1.UpdateOptions{}))
+	rss := c.AppsV1().ReplicaSets(ns)
+	updateRetrying(t, func() (*appsv1.ReplicaSet, error) { return rss.Get(ctx, "rs", metav1.GetOptions{}) },
+		func(rs *appsv1.ReplicaSet) { rs.Spec.Replicas = int32p(1) },
+		func(rs *appsv1.ReplicaSet) (*appsv1.ReplicaSet, error) {
+			return rss.Update(ctx, rs, metav1.UpdateOptions{})
+		})
 	eventually(t, "one pod left", func() bool { return len(owned()) == 1 })
 }
