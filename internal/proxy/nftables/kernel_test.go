@@ -51,7 +51,7 @@ func e2eStates() map[string][]runtime.Object {
 		"one":  {web, one, udp, udpSlice},
 		"none": {web},
 	}
-	for _, more := range []map[string][]runtime.Object{moreE2EStates(), ipv6E2EStates()} {
+	for _, more := range []map[string][]runtime.Object{moreE2EStates(), netlab.IPv6States()} {
 		for name, objs := range more {
 			states[name] = objs
 		}

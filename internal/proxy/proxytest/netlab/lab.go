@@ -23,9 +23,10 @@ type Options struct {
 	// Needs are the commands the test needs besides ip (a missing one
 	// fails the test with its name).
 	Needs []string
-	// RouteServicesVia routes 10.96.0.0/16 on the node out of this link (as
-	// a node's default route would), so that packets to a VIP the rules do
-	// not catch are forwarded rather than dropped as unroutable.
+	// RouteServicesVia routes 10.96.0.0/16 (and fd00:96::/64 after
+	// AddIPv6) on the node out of this link (as a node's default route
+	// would), so that packets to a VIP the rules do not catch are forwarded
+	// rather than dropped as unroutable.
 	RouteServicesVia string
 }
 
@@ -34,6 +35,7 @@ type Lab struct {
 	t      testing.TB
 	prefix string
 	self   string
+	opts   Options
 }
 
 // New builds the lab and starts an echo server in each backend. Without
@@ -57,7 +59,7 @@ func New(t testing.TB, o Options) *Lab {
 	if prefix == "" {
 		prefix = "spx"
 	}
-	l := &Lab{t: t, prefix: fmt.Sprintf("%s%d-%s-", prefix, os.Getpid(), o.Tag), self: self}
+	l := &Lab{t: t, prefix: fmt.Sprintf("%s%d-%s-", prefix, os.Getpid(), o.Tag), self: self, opts: o}
 	for _, n := range []string{"node", "client", "b1", "b2"} {
 		l.Run("ip", "netns", "add", l.NS(n))
 		t.Cleanup(func() { _ = exec.Command("ip", "netns", "del", l.NS(n)).Run() })
