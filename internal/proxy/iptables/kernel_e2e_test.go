@@ -1,6 +1,7 @@
 package iptables
 
 import (
+	"fmt"
 	"os/exec"
 	"strings"
 	"testing"
@@ -76,5 +77,43 @@ func kernelE2E(t *testing.T, v Variant) {
 	l.HelperOut("node", "cleanup", variant)
 	if s := save(); strings.Contains(s, "KUBE-") {
 		t.Errorf("--cleanup left chains:\n%s", s)
+	}
+}
+
+// TestKernelE2EIPv6 runs ip6tables of both variants: ClusterIP and
+// NodePort over IPv6, an endpoint removal through a partial sync, a reject
+// (ICMPv6 port unreachable) without endpoints, and the cleanup.
+func TestKernelE2EIPv6(t *testing.T) {
+	for _, v := range []Variant{VariantLegacy, VariantNFT} {
+		t.Run(string(v), func(t *testing.T) {
+			l := newNetlab(t, "6"+string(v)[:3])
+			l.AddIPv6()
+			variant := "VARIANT=" + string(v)
+			save := func() string { return l.In("node", "ip6tables-"+string(v)+"-save") }
+			vip := "[" + netlab.IPv6ClusterIP + "]:80"
+			l.HelperOut("node", "sync", variant, "FAMILY=6", "STEPS=v6-two")
+			l.WaitIPv6(vip)
+			if got := l.Dial("tcp", vip); got["b1"] == 0 || got["b2"] == 0 || got["error"] > 0 {
+				t.Errorf("IPv6 ClusterIP: want both backends, got %v\n%s", got, save())
+			}
+			if got := l.Dial("tcp", fmt.Sprintf("[%s]:%d", netlab.IPv6NodeIP, netlab.IPv6NodePort)); got["b1"]+got["b2"] != 24 {
+				t.Errorf("IPv6 NodePort: got %v", got)
+			}
+			l.HelperOut("node", "sync", variant, "FAMILY=6", "STEPS=v6-two,v6-one,v6-none")
+			// Few dials: over veth the ICMPv6 error reaches the client while
+			// connect still holds its socket (TcpExtLockDroppedIcmps), so
+			// each refusal shows only on the SYN retransmitted after 1 s.
+			if out := l.HelperOut("client", "dial", "PROTO=tcp", "ADDR="+vip, "DIAL_N=2"); strings.Count(out, "refused") != 2 {
+				t.Errorf("no endpoints should be rejected (connection refused), got %s\n%s", out, save())
+			}
+			l.HelperOut("node", "sync", variant, "FAMILY=6", "STEPS=v6-none,v6-one")
+			if got := l.Dial("tcp", vip); got["b2"] != 24 {
+				t.Errorf("IPv6 after endpoints came back: got %v", got)
+			}
+			l.HelperOut("node", "cleanup", variant, "FAMILY=6")
+			if s := save(); strings.Contains(s, "KUBE-") {
+				t.Errorf("cleanup left chains:\n%s", s)
+			}
+		})
 	}
 }

@@ -2,6 +2,7 @@ package iptables
 
 import (
 	"context"
+	"maps"
 	"os"
 	"strings"
 	"testing"
@@ -26,7 +27,7 @@ func TestMain(m *testing.M) {
 	case "sync":
 		exitOn(runSyncSteps(Variant(os.Getenv("VARIANT")), strings.Split(os.Getenv("STEPS"), ",")))
 	case "cleanup":
-		ipt, err := New(proxy.IPv4, Variant(os.Getenv("VARIANT")))
+		ipt, err := New(familyFromEnv(), Variant(os.Getenv("VARIANT")))
 		exitOn(err)
 		exitOn(Cleanup(context.Background(), ipt))
 	case "dial":
@@ -36,6 +37,14 @@ func TestMain(m *testing.M) {
 }
 
 func exitOn(err error) { netlab.ExitOn(err) }
+
+// familyFromEnv is IPv6 when FAMILY=6, else IPv4.
+func familyFromEnv() proxy.IPFamily {
+	if os.Getenv("FAMILY") == "6" {
+		return proxy.IPv6
+	}
+	return proxy.IPv4
+}
 
 // e2eStates are the cluster states the kernel test installs.
 func e2eStates() map[string][]runtime.Object {
@@ -52,22 +61,25 @@ func e2eStates() map[string][]runtime.Object {
 	// and leaves in one (rule deletes).
 	extra := proxytest.Svc("extra", "10.96.0.20", 80)
 	extraSlice := proxytest.Slice("extra", 8080, "10.244.2.3@"+proxytest.OtherNode)
-	return map[string][]runtime.Object{
+	states := map[string][]runtime.Object{
 		"two":  {web, both, udp, udpSlice},
 		"one":  {web, one, udp, udpSlice2, extra, extraSlice},
 		"none": {web},
 	}
+	maps.Copy(states, netlab.IPv6States())
+	return states
 }
 
 // runSyncSteps syncs each state in turn (first full, then partial) and
 // clears stale UDP conntrack entries as the proxy does.
 func runSyncSteps(v Variant, steps []string) error {
-	ipt, err := New(proxy.IPv4, v)
+	family := familyFromEnv()
+	ipt, err := New(family, v)
 	if err != nil {
 		return err
 	}
 	var snap *proxy.Snapshot
-	p := NewProxier(Config{Family: proxy.IPv4}, ipt, func() *proxy.Snapshot { return snap }, nil)
+	p := NewProxier(Config{Family: family}, ipt, func() *proxy.Snapshot { return snap }, nil)
 	var ctErr error
 	p.OnSynced = func(_ SyncResult, _, cur *proxy.Snapshot, err error) {
 		if err == nil {
@@ -75,7 +87,7 @@ func runSyncSteps(v Variant, steps []string) error {
 		}
 	}
 	for i, s := range steps {
-		snap = proxytest.Snapshot(proxy.IPv4, e2eStates()[s]...)
+		snap = proxytest.Snapshot(family, e2eStates()[s]...)
 		if err := p.SyncProxyRules(i == 0); err != nil {
 			return err
 		}

@@ -243,8 +243,12 @@ func (p *Proxier) CheckCanary(ctx context.Context, resync func()) bool {
 	return true
 }
 
-// Monitor checks the canary every interval until ctx ends.
+// Monitor checks the canary every interval (a minute if it is not
+// positive) until ctx ends.
 func Monitor(ctx context.Context, clk clock.WithTicker, interval time.Duration, p *Proxier, resync func()) {
+	if interval <= 0 {
+		interval = time.Minute
+	}
 	t := clk.NewTicker(interval)
 	defer t.Stop()
 	for {
