@@ -37,7 +37,8 @@ type proxyOptions struct {
 // newProxyOptions returns kube-proxy's defaults.
 func newProxyOptions() *proxyOptions {
 	return &proxyOptions{mode: "nftables", minSync: time.Second, sync: 30 * time.Second,
-		healthzAddr: "0.0.0.0:10256", metricsAddr: "127.0.0.1:10249"}
+		healthzAddr: "0.0.0.0:10256", metricsAddr: "127.0.0.1:10249",
+		modes: modeOptions{ipvsScheduler: "rr", canaryInterval: time.Minute}}
 }
 
 func newProxyCommand() *cobra.Command {
@@ -158,10 +159,9 @@ func (o *proxyOptions) clusterCIDRs() ([]netip.Prefix, error) {
 	return out, nil
 }
 
-// backendConfig turns options into the nftables backend's Config for one
-// family.
-func (o *proxyOptions) backendConfig(family proxy.IPFamily) (nftables.Config, error) {
-	cfg := nftables.Config{Family: family, MasqueradeAll: o.masqueradeAll}
+// modeConfig turns options into one family's backend settings.
+func (o *proxyOptions) modeConfig(family proxy.IPFamily) (modeConfig, error) {
+	cfg := modeConfig{Family: family, MasqueradeAll: o.masqueradeAll}
 	cidrs, err := o.clusterCIDRs()
 	if err != nil {
 		return cfg, err

@@ -3,25 +3,18 @@ package main
 import (
 	"context"
 	"fmt"
-	"net/netip"
 	"os"
 	"strings"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/spf13/pflag"
-	"k8s.io/client-go/kubernetes"
 	"k8s.io/klog/v2"
 	kubeproxyconfig "k8s.io/kube-proxy/config/v1alpha1"
 	"k8s.io/utils/clock"
 
 	"github.com/svcplane/svcplane/internal/proxy"
-	"github.com/svcplane/svcplane/internal/proxy/healthcheck"
 	"github.com/svcplane/svcplane/internal/proxy/iptables"
-	"github.com/svcplane/svcplane/internal/proxy/metrics"
-	"github.com/svcplane/svcplane/internal/proxy/runner"
-	"github.com/svcplane/svcplane/internal/proxy/tracker"
+	"github.com/svcplane/svcplane/internal/proxy/nftables"
 )
 
 // modeOptions are the settings only the iptables, ipvs and userspace
@@ -34,161 +27,47 @@ type modeOptions struct {
 
 func addModeFlags(f *pflag.FlagSet, o *proxyOptions) {
 	f.StringVar(&o.modes.iptablesVariant, "iptables-variant", "", "iptables and ipvs modes: legacy or nft tools (empty: whatever `iptables` is).")
-	f.StringVar(&o.modes.ipvsScheduler, "ipvs-scheduler", "rr", "ipvs and userspace modes: rr, wrr, lc, wlc, lblc, lblcr, sh, dh, sed, nq or mh.")
-	f.DurationVar(&o.modes.canaryInterval, "iptables-canary-interval", time.Minute, "iptables mode: how often the canary chains are checked for a flush.")
+	f.StringVar(&o.modes.ipvsScheduler, "ipvs-scheduler", o.modes.ipvsScheduler, "ipvs and userspace modes: rr, wrr, lc, wlc, lblc, lblcr, sh, dh, sed, nq or mh.")
+	f.DurationVar(&o.modes.canaryInterval, "iptables-canary-interval", o.modes.canaryInterval, "iptables mode: how often the canary chains are checked for a flush.")
 }
 
-// syncReport is what every backend tells after a sync.
-type syncReport struct {
-	full      bool
-	changes   int
-	duration  time.Duration
-	prev, cur *proxy.Snapshot
-	err       error
-}
+// modeConfig is one family's settings every mode reads. It is the
+// nftables backend's Config; the iptables backend's has the same fields.
+type modeConfig = nftables.Config
 
-// modeBackend is a built backend: its sync function and what runs beside
-// the sync loop (canary monitor, listeners), if anything.
-type modeBackend struct {
-	sync       runner.SyncFunc
-	background func(ctx context.Context, resync func())
-}
-
-// modeConfig is what the iptables, ipvs and userspace backends share of
-// the options (parsed here, not through the nftables backend's config, so
-// this file does not depend on how that one evolves).
-type modeConfig struct {
-	clusterCIDRs, nodePortAddresses []netip.Prefix
-	nodePortPrimary, masqueradeAll  bool
-}
-
-func (o *proxyOptions) modeConfig() (modeConfig, error) {
-	cfg := modeConfig{masqueradeAll: o.masqueradeAll}
-	for _, s := range strings.Split(o.clusterCIDR, ",") {
-		if s = strings.TrimSpace(s); s == "" {
-			continue
-		}
-		p, err := netip.ParsePrefix(s)
-		if err != nil {
-			return cfg, fmt.Errorf("--cluster-cidr: %w", err)
-		}
-		if proxy.FamilyOf(p.Addr()) == proxy.IPv4 {
-			cfg.clusterCIDRs = append(cfg.clusterCIDRs, p.Masked())
-		}
-	}
-	for _, s := range o.nodePortAddresses {
-		if s == "primary" {
-			cfg.nodePortPrimary = true
-			continue
-		}
-		p, err := netip.ParsePrefix(s)
-		if err != nil {
-			return cfg, fmt.Errorf("--nodeport-addresses: %w", err)
-		}
-		if proxy.FamilyOf(p.Addr()) == proxy.IPv4 {
-			cfg.nodePortAddresses = append(cfg.nodePortAddresses, p.Masked())
-		}
-	}
-	return cfg, nil
-}
-
-// observe records a sync in kube-proxy's metrics.
-func observe(m *metrics.Metrics, r syncReport) {
-	secs := r.duration.Seconds()
-	m.SyncProxyRulesLatency.Observe(secs)
-	if r.full {
-		m.SyncFullProxyRulesLatency.Observe(secs)
-	} else {
-		m.SyncPartialProxyRulesLatency.Observe(secs)
-	}
-	m.SyncProxyRulesLastTimestamp.SetToCurrentTime()
-	m.SyncProxyRulesChanges.Add(float64(r.changes))
-}
-
-type backendFactory func(cfg modeConfig, state func() *proxy.Snapshot, report func(syncReport)) (modeBackend, error)
-
-// runProxyMode runs the iptables, ipvs or userspace mode.
-func runProxyMode(ctx context.Context, o *proxyOptions, client kubernetes.Interface) error {
-	var build backendFactory
+// backendFactory picks the mode's backend. The ipvs mode falls back to the
+// iptables mode, once for all families, when the kernel has no IPVS.
+func (o *proxyOptions) backendFactory() (backendFactory, error) {
 	switch o.mode {
+	case "", "nftables":
+		o.mode = "nftables"
+		return o.nftablesBackend, nil
 	case "iptables":
-		build = o.iptablesBackend
+		return o.iptablesBackend, nil
 	case "ipvs":
-		build = o.ipvsBackend
+		if err := o.deps.ipvsSupport(); err != nil {
+			klog.InfoS("Can't use the IPVS proxier, falling back to the iptables mode", "reason", err.Error())
+			o.mode = "iptables"
+			return o.iptablesBackend, nil
+		}
+		return o.ipvsBackend, nil
 	case "userspace":
-		build = o.userspaceBackend
-	default:
-		return fmt.Errorf("proxy mode %q: want nftables, iptables, ipvs or userspace", o.mode)
+		return o.userspaceBackend, nil
 	}
-	return runWithBackend(ctx, o, client, build)
+	return nil, fmt.Errorf("proxy mode %q: want nftables, iptables, ipvs or userspace", o.mode)
 }
 
-// runWithBackend is runProxy's loop around any backend.
-func runWithBackend(ctx context.Context, o *proxyOptions, client kubernetes.Interface, build backendFactory) error {
-	cfg, err := o.modeConfig()
+func (o *proxyOptions) iptablesBackend(fam proxy.IPFamily, cfg modeConfig, state func() *proxy.Snapshot, report func(familyReport)) (familyBackend, error) {
+	ipt, err := o.deps.newIPTables(fam, iptables.Variant(o.modes.iptablesVariant))
 	if err != nil {
-		return err
+		return familyBackend{}, err
 	}
-	nodeName, err := o.proxyNodeName()
-	if err != nil {
-		return err
+	p := iptables.NewProxier(iptables.Config(cfg), ipt, state, nil)
+	p.OnSynced = func(res iptables.SyncResult, _, cur *proxy.Snapshot, err error) {
+		report(familyReport{full: res.Full, changes: res.Changes, duration: res.Duration, cur: cur, err: err})
 	}
-	reg := prometheus.NewRegistry()
-	m := metrics.New(reg)
-	health := healthcheck.NewProxyHealth(clock.RealClock{}, 2*o.sync)
-	var run *runner.BoundedFrequencyRunner
-	tr := tracker.New(proxy.IPv4, nodeName, func() {
-		health.QueuedUpdate(proxy.IPv4)
-		if run != nil {
-			run.Run()
-		}
-	})
-	b, err := build(cfg, tr.NextSnapshot, func(r syncReport) {
-		if r.err != nil {
-			klog.ErrorS(r.err, "Sync failed; retrying with a full sync")
-			return
-		}
-		observe(m, r)
-		health.SyncNode(r.cur.Node)
-		health.Updated(proxy.IPv4)
-	})
-	if err != nil {
-		return err
-	}
-	run = runner.New(b.sync, o.minSync, o.sync, o.minSync, clock.RealClock{})
-	serve(ctx, o.healthzAddr, health.Handler())
-	serve(ctx, o.metricsAddr, promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
-	if err := tr.Start(ctx, client, tracker.Options{WatchServiceCIDRs: true}); err != nil {
-		return err
-	}
-	if b.background != nil {
-		go b.background(ctx, run.Run)
-	}
-	klog.InfoS("Proxy started", "node", nodeName, "mode", o.mode)
-	run.Loop(ctx)
-	return nil
-}
-
-func iptablesConfig(cfg modeConfig) iptables.Config {
-	return iptables.Config{Family: proxy.IPv4, ClusterCIDRs: cfg.clusterCIDRs, MasqueradeAll: cfg.masqueradeAll,
-		NodePortAddresses: cfg.nodePortAddresses, NodePortPrimary: cfg.nodePortPrimary}
-}
-
-func (o *proxyOptions) iptablesBackend(cfg modeConfig, state func() *proxy.Snapshot, report func(syncReport)) (modeBackend, error) {
-	ipt, err := iptables.New(proxy.IPv4, iptables.Variant(o.modes.iptablesVariant))
-	if err != nil {
-		return modeBackend{}, err
-	}
-	p := iptables.NewProxier(iptablesConfig(cfg), ipt, state, nil)
-	ct := o.deps.ct()
-	p.OnSynced = func(res iptables.SyncResult, prev, cur *proxy.Snapshot, err error) {
-		if err == nil {
-			cleanStaleUDP(ct, res.Full, cur)
-		}
-		report(syncReport{full: res.Full, changes: res.Changes, duration: res.Duration, prev: prev, cur: cur, err: err})
-	}
-	klog.InfoS("Using iptables mode", "variant", ipt.Variant())
-	return modeBackend{sync: p.SyncProxyRules, background: func(ctx context.Context, resync func()) {
+	klog.InfoS("Using iptables mode", "family", fam, "variant", ipt.Variant())
+	return familyBackend{sync: p.SyncProxyRules, cleansUDP: true, background: func(ctx context.Context, resync func()) {
 		iptables.Monitor(ctx, clock.RealClock{}, o.modes.canaryInterval, p, resync)
 	}}, nil
 }

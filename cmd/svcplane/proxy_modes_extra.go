@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 
 	"k8s.io/klog/v2"
 
@@ -15,63 +14,52 @@ import (
 	"github.com/svcplane/svcplane/internal/proxy/userspace"
 )
 
-// ipvsBackend runs the IPVS mode, or the iptables mode when the kernel
-// has no IPVS (or ipset is missing), as upstream kube-proxy falls back.
-func (o *proxyOptions) ipvsBackend(cfg modeConfig, state func() *proxy.Snapshot, report func(syncReport)) (modeBackend, error) {
-	err := ipvs.KernelSupport()
-	if err == nil {
-		if _, lerr := exec.LookPath("ipset"); lerr != nil {
-			err = fmt.Errorf("the ipvs mode needs the ipset tool: %w", lerr)
-		}
-	}
-	if err != nil {
-		klog.InfoS("Can't use the IPVS proxier, falling back to the iptables mode", "reason", err.Error())
-		o.mode = "iptables"
-		return o.iptablesBackend(cfg, state, report)
-	}
+// ipvsBackend builds one family's IPVS Proxier (backendFactory has
+// checked that the kernel has IPVS).
+func (o *proxyOptions) ipvsBackend(fam proxy.IPFamily, cfg modeConfig, state func() *proxy.Snapshot, report func(familyReport)) (familyBackend, error) {
 	h, err := ipvs.NewHandle()
 	if err != nil {
-		return modeBackend{}, err
+		return familyBackend{}, err
 	}
 	if err := ipvs.SetSysctls(func(path, value string) error {
 		return os.WriteFile("/proc/sys/"+path, []byte(value), 0o644)
 	}); err != nil {
-		return modeBackend{}, fmt.Errorf("ipvs sysctls: %w", err)
+		return familyBackend{}, fmt.Errorf("ipvs sysctls: %w", err)
 	}
-	ipt, err := iptables.New(proxy.IPv4, iptables.Variant(o.modes.iptablesVariant))
+	ipt, err := o.deps.newIPTables(fam, iptables.Variant(o.modes.iptablesVariant))
 	if err != nil {
-		return modeBackend{}, err
+		return familyBackend{}, err
 	}
-	p, err := ipvs.NewProxier(ipvs.Config{Family: proxy.IPv4, Scheduler: o.modes.ipvsScheduler, ClusterCIDRs: cfg.clusterCIDRs,
-		MasqueradeAll: cfg.masqueradeAll, NodePortAddresses: cfg.nodePortAddresses},
+	p, err := ipvs.NewProxier(ipvs.Config{Family: fam, Scheduler: o.modes.ipvsScheduler, ClusterCIDRs: cfg.ClusterCIDRs,
+		MasqueradeAll: cfg.MasqueradeAll, NodePortAddresses: cfg.NodePortAddresses},
 		h, ipvs.IPSetCLI{}, ipvs.IPCommand{}, ipt, state, nil)
 	if err != nil {
-		return modeBackend{}, err
+		return familyBackend{}, err
 	}
-	ct := o.deps.ct()
-	p.OnSynced = func(res ipvs.SyncResult, prev, cur *proxy.Snapshot, err error) {
-		if err == nil {
-			cleanStaleUDP(ct, res.Full, cur)
-		}
-		report(syncReport{full: res.Full, changes: res.Changes, duration: res.Duration, prev: prev, cur: cur, err: err})
+	p.OnSynced = func(res ipvs.SyncResult, _, cur *proxy.Snapshot, err error) {
+		report(familyReport{full: res.Full, changes: res.Changes, duration: res.Duration, cur: cur, err: err})
 	}
-	klog.InfoS("Using the IPVS mode", "scheduler", o.modes.ipvsScheduler)
-	return modeBackend{sync: p.SyncProxyRules}, nil
+	klog.InfoS("Using the IPVS mode", "family", fam, "scheduler", o.modes.ipvsScheduler)
+	return familyBackend{sync: p.SyncProxyRules, cleansUDP: true}, nil
 }
 
-func (o *proxyOptions) userspaceBackend(_ modeConfig, state func() *proxy.Snapshot, report func(syncReport)) (modeBackend, error) {
+// userspaceBackend builds one family's userspace Proxier.
+func (o *proxyOptions) userspaceBackend(fam proxy.IPFamily, _ modeConfig, state func() *proxy.Snapshot, report func(familyReport)) (familyBackend, error) {
+	if fam != proxy.IPv4 {
+		return familyBackend{}, fmt.Errorf("the userspace mode runs IPv4 only")
+	}
 	nft, err := userspace.NewNFT()
 	if err != nil {
-		return modeBackend{}, err
+		return familyBackend{}, err
 	}
 	p, err := userspace.NewProxier(userspace.Config{Scheduler: o.modes.ipvsScheduler}, userspace.NewRedirector(nft), state, nil)
 	if err != nil {
-		return modeBackend{}, err
+		return familyBackend{}, err
 	}
-	p.OnSynced = func(res userspace.SyncResult, prev, cur *proxy.Snapshot, err error) {
-		report(syncReport{full: res.Full, changes: res.Portals, duration: res.Duration, prev: prev, cur: cur, err: err})
+	p.OnSynced = func(res userspace.SyncResult, _, cur *proxy.Snapshot, err error) {
+		report(familyReport{full: res.Full, changes: res.Portals, duration: res.Duration, cur: cur, err: err})
 	}
-	return modeBackend{sync: p.SyncProxyRules, background: func(ctx context.Context, _ func()) {
+	return familyBackend{sync: p.SyncProxyRules, background: func(ctx context.Context, _ func()) {
 		<-ctx.Done()
 		p.Close()
 	}}, nil

@@ -1,9 +1,11 @@
 package main
 
 import (
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/svcplane/svcplane/internal/proxy"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	kubeproxyconfig "k8s.io/kube-proxy/config/v1alpha1"
 )
@@ -24,18 +26,19 @@ func TestModeSettingsFromKubeProxyConfiguration(t *testing.T) {
 	if o.modes.ipvsScheduler != "wlc" || o.sync != 45*time.Second || o.minSync != time.Second {
 		t.Errorf("got scheduler %q sync %v minSync %v", o.modes.ipvsScheduler, o.sync, o.minSync)
 	}
-	mc, err := o.modeConfig()
-	if err != nil || len(mc.clusterCIDRs) != 1 || !mc.nodePortPrimary || len(mc.nodePortAddresses) != 1 {
+	mc, err := o.modeConfig(proxy.IPv4)
+	if err != nil || len(mc.ClusterCIDRs) != 1 || !mc.NodePortPrimary || len(mc.NodePortAddresses) != 1 {
 		t.Errorf("mode config: %+v %v", mc, err)
 	}
 	o.clusterCIDR = "bogus"
-	if _, err := o.modeConfig(); err == nil {
+	if _, err := o.modeConfig(proxy.IPv4); err == nil {
 		t.Error("a bad --cluster-cidr should fail")
 	}
 }
 
 func TestUnknownModeIsRefused(t *testing.T) {
-	if err := runProxyMode(t.Context(), &proxyOptions{mode: "bpf"}, nil); err == nil {
-		t.Error("want an error")
+	err := runProxyWithClient(t.Context(), &proxyOptions{mode: "bpf"}, nil)
+	if err == nil || !strings.Contains(err.Error(), `proxy mode "bpf"`) {
+		t.Errorf("got %v", err)
 	}
 }

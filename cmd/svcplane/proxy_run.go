@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"os/exec"
 	"strings"
 	"sync"
 	"time"
@@ -24,6 +25,8 @@ import (
 	"github.com/svcplane/svcplane/internal/proxy"
 	"github.com/svcplane/svcplane/internal/proxy/conntrack"
 	"github.com/svcplane/svcplane/internal/proxy/healthcheck"
+	"github.com/svcplane/svcplane/internal/proxy/iptables"
+	"github.com/svcplane/svcplane/internal/proxy/ipvs"
 	"github.com/svcplane/svcplane/internal/proxy/metrics"
 	"github.com/svcplane/svcplane/internal/proxy/nftables"
 	"github.com/svcplane/svcplane/internal/proxy/runner"
@@ -33,7 +36,10 @@ import (
 // proxyDeps are the proxy's kernel interfaces; nil fields mean the real
 // ones.
 type proxyDeps struct {
-	nft       func(proxy.IPFamily) (knftables.Interface, error)
+	nft      func(proxy.IPFamily) (knftables.Interface, error)
+	iptables func(proxy.IPFamily, iptables.Variant) (iptables.Interface, error)
+	// ipvs tells whether the kernel and tools can run the ipvs mode.
+	ipvs      func() error
 	conntrack conntrack.Interface
 	// synced, when set, is called after each successful sync.
 	synced func(proxy.IPFamily, *proxy.Snapshot)
@@ -44,6 +50,28 @@ func (d proxyDeps) newNFT(fam proxy.IPFamily) (knftables.Interface, error) {
 		return d.nft(fam)
 	}
 	return nftables.NewInterface(fam)
+}
+
+func (d proxyDeps) newIPTables(fam proxy.IPFamily, v iptables.Variant) (iptables.Interface, error) {
+	if d.iptables != nil {
+		return d.iptables(fam, v)
+	}
+	return iptables.New(fam, v)
+}
+
+// ipvsSupport is nil when the ipvs mode can run: kernel IPVS and the ipset
+// tool.
+func (d proxyDeps) ipvsSupport() error {
+	if d.ipvs != nil {
+		return d.ipvs()
+	}
+	if err := ipvs.KernelSupport(); err != nil {
+		return err
+	}
+	if _, err := exec.LookPath("ipset"); err != nil {
+		return fmt.Errorf("the ipvs mode needs the ipset tool: %w", err)
+	}
+	return nil
 }
 
 func (d proxyDeps) ct() conntrack.Interface {
@@ -87,14 +115,38 @@ func (o *proxyOptions) proxyNodeName() (string, error) {
 	return strings.ToLower(strings.TrimSpace(name)), nil
 }
 
-// runProxyWithClient runs one nftables Proxier per IP family the cluster
-// uses (the second family is dropped, with a log, when its nftables is
-// unusable), fed by one set of informers, each synced by its own
-// bounded-frequency runner, with health, metrics, per-Service health
+// familyReport is what a family's backend tells after each sync.
+type familyReport struct {
+	full     bool
+	changes  int
+	duration time.Duration
+	cur      *proxy.Snapshot
+	err      error
+}
+
+// familyBackend is one IP family's built backend: its sync function, what
+// runs beside the sync loop (canary monitor, listeners), and whether UDP
+// conntrack entries to gone endpoints must be deleted after its syncs (the
+// kernel modes; the userspace mode's flows end at its own sockets).
+type familyBackend struct {
+	sync       runner.SyncFunc
+	background func(ctx context.Context, resync func())
+	cleansUDP  bool
+}
+
+// backendFactory builds one family's backend of a mode: state gives the
+// family's next snapshot, report must be called after every sync.
+type backendFactory func(fam proxy.IPFamily, cfg modeConfig, state func() *proxy.Snapshot, report func(familyReport)) (familyBackend, error)
+
+// runProxyWithClient runs one backend of the mode per IP family the
+// cluster uses (the second family is dropped, with a log, when its
+// backend can't be built), fed by one set of informers, each synced by its
+// own bounded-frequency runner, with health, metrics, per-Service health
 // checks and UDP conntrack cleanup.
 func runProxyWithClient(ctx context.Context, o *proxyOptions, client kubernetes.Interface) error {
-	if o.mode != "" && o.mode != "nftables" {
-		return runProxyMode(ctx, o, client) // iptables, ipvs, userspace
+	build, err := o.backendFactory()
+	if err != nil {
+		return err
 	}
 	nodeName, err := o.proxyNodeName()
 	if err != nil {
@@ -111,9 +163,11 @@ func runProxyWithClient(ctx context.Context, o *proxyOptions, client kubernetes.
 	svcHealth := newServiceHealth(healthcheck.NewServiceHealthServer(nil, health.IsHealthy, nil))
 	noLocal := &noLocalGauge{m: m, counts: map[proxy.IPFamily][2]int{}}
 	defer svcHealth.server.Close()
+	ct := o.deps.ct()
 
 	var trackers []*tracker.Tracker
 	var runners []*runner.BoundedFrequencyRunner
+	var backends []familyBackend
 	for i, fam := range families {
 		var run *runner.BoundedFrequencyRunner
 		tr := tracker.New(fam, nodeName, func() {
@@ -122,26 +176,55 @@ func runProxyWithClient(ctx context.Context, o *proxyOptions, client kubernetes.
 				run.Run()
 			}
 		})
-		p, err := o.newFamilyProxier(fam, tr, m, health, svcHealth, noLocal)
+		cfg, err := o.modeConfig(fam)
+		if err != nil {
+			return err
+		}
+		var cleansUDP bool
+		b, err := build(fam, cfg, tr.NextSnapshot, func(r familyReport) {
+			if r.err != nil {
+				klog.ErrorS(r.err, "Sync failed; retrying with a full sync", "family", fam)
+				return
+			}
+			now := time.Now()
+			m.ObserveSync(r.full, r.duration, r.changes, now)
+			m.ObserveNetworkProgramming(r.cur.LastChangeTriggerTimes, now)
+			health.SyncNode(r.cur.Node)
+			health.Updated(fam)
+			svcHealth.update(fam, r.cur)
+			internal, external := countNoLocalEndpoints(r.cur)
+			noLocal.set(fam, internal, external)
+			if cleansUDP {
+				cleanStaleUDP(ct, r.full, r.cur)
+			}
+			if o.deps.synced != nil {
+				o.deps.synced(fam, r.cur)
+			}
+		})
 		if err != nil && i > 0 {
-			klog.ErrorS(err, "Running single-stack", "family", families[0])
+			klog.ErrorS(err, "Running single-stack", "family", families[0], "mode", o.mode)
 			break
 		} else if err != nil {
 			return err
 		}
+		cleansUDP = b.cleansUDP
 		// One runner per family: a family whose syncs fail retries on its
 		// own without forcing full syncs on the other.
-		run = runner.New(p.SyncProxyRules, o.minSync, o.sync, o.minSync, clock.RealClock{})
-		trackers, runners = append(trackers, tr), append(runners, run)
+		run = runner.New(b.sync, o.minSync, o.sync, o.minSync, clock.RealClock{})
+		trackers, runners, backends = append(trackers, tr), append(runners, run), append(backends, b)
 	}
 	serve(ctx, o.healthzAddr, health.Handler())
 	serve(ctx, o.metricsAddr, promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
 	if err := tracker.StartAll(ctx, client, tracker.Options{WatchServiceCIDRs: true}, trackers...); err != nil {
 		return err
 	}
-	klog.InfoS("Proxy started", "node", nodeName, "mode", "nftables", "families", families[:len(runners)])
+	klog.InfoS("Proxy started", "node", nodeName, "mode", o.mode, "families", families[:len(runners)])
 	var wg sync.WaitGroup
-	for _, run := range runners {
+	for i, run := range runners {
+		if bg := backends[i].background; bg != nil {
+			wg.Add(1)
+			go func() { defer wg.Done(); bg(ctx, run.Run) }()
+		}
 		wg.Add(1)
 		go func() { defer wg.Done(); run.Loop(ctx) }()
 	}
@@ -149,39 +232,17 @@ func runProxyWithClient(ctx context.Context, o *proxyOptions, client kubernetes.
 	return nil
 }
 
-// newFamilyProxier builds one family's Proxier and what runs after each
-// of its syncs.
-func (o *proxyOptions) newFamilyProxier(fam proxy.IPFamily, tr *tracker.Tracker, m *metrics.Metrics,
-	health *healthcheck.ProxyHealth, svcHealth *serviceHealth, noLocal *noLocalGauge) (*nftables.Proxier, error) {
-	cfg, err := o.backendConfig(fam)
-	if err != nil {
-		return nil, err
-	}
+// nftablesBackend builds one family's nftables Proxier.
+func (o *proxyOptions) nftablesBackend(fam proxy.IPFamily, cfg modeConfig, state func() *proxy.Snapshot, report func(familyReport)) (familyBackend, error) {
 	nft, err := o.deps.newNFT(fam)
 	if err != nil {
-		return nil, fmt.Errorf("nftables for IPv%d: %w", fam, err)
+		return familyBackend{}, fmt.Errorf("nftables for IPv%d: %w", fam, err)
 	}
-	ct := o.deps.ct()
-	p := nftables.NewProxier(cfg, nft, tr.NextSnapshot)
+	p := nftables.NewProxier(nftables.Config(cfg), nft, state)
 	p.OnSynced = func(res nftables.SyncResult, _, cur *proxy.Snapshot, err error) {
-		if err != nil {
-			klog.ErrorS(err, "Sync failed; retrying with a full sync", "family", fam)
-			return
-		}
-		now := time.Now()
-		m.ObserveSync(res.Full, res.Duration, res.Changes, now)
-		m.ObserveNetworkProgramming(cur.LastChangeTriggerTimes, now)
-		health.SyncNode(cur.Node)
-		health.Updated(fam)
-		svcHealth.update(fam, cur)
-		internal, external := countNoLocalEndpoints(cur)
-		noLocal.set(fam, internal, external)
-		cleanStaleUDP(ct, res.Full, cur)
-		if o.deps.synced != nil {
-			o.deps.synced(fam, cur)
-		}
+		report(familyReport{full: res.Full, changes: res.Changes, duration: res.Duration, cur: cur, err: err})
 	}
-	return p, nil
+	return familyBackend{sync: p.SyncProxyRules, cleansUDP: true}, nil
 }
 
 // proxyFamilies: both families when the cluster CIDRs or the Node's

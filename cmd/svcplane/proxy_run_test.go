@@ -2,7 +2,9 @@ package main
 
 import (
 	"context"
+	"errors"
 	"net/netip"
+	"strings"
 	"testing"
 	"time"
 
@@ -15,6 +17,7 @@ import (
 
 	"github.com/svcplane/svcplane/internal/proxy"
 	"github.com/svcplane/svcplane/internal/proxy/conntrack"
+	"github.com/svcplane/svcplane/internal/proxy/iptables"
 	"github.com/svcplane/svcplane/internal/proxy/nftables"
 )
 
@@ -27,27 +30,64 @@ func dnsSlice(name string, at discovery.AddressType, addr string) *discovery.End
 	}
 }
 
-// TestRunProxyDualStack runs the proxy command's wiring against a fake
-// API server for a node with addresses of both families: one Proxier per
-// family, each syncing its own table, and the UDP conntrack cleanup
-// after the sync.
-func TestRunProxyDualStack(t *testing.T) {
+// dualStackClient is a fake API server with a dual-stack node and a UDP
+// Service with endpoints of both families.
+func dualStackClient() *fake.Clientset {
 	node := &v1.Node{ObjectMeta: metav1.ObjectMeta{Name: "node-a"}, Status: v1.NodeStatus{Addresses: []v1.NodeAddress{
 		{Type: v1.NodeInternalIP, Address: "192.168.0.2"}, {Type: v1.NodeInternalIP, Address: "fd00::2"}}}}
 	svc := &v1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "dns"}, Spec: v1.ServiceSpec{
 		Type: v1.ServiceTypeClusterIP, ClusterIP: "10.96.0.10", ClusterIPs: []string{"10.96.0.10", "fd00:96::10"},
 		Ports: []v1.ServicePort{{Name: "dns", Port: 53, Protocol: v1.ProtocolUDP}}}}
-	client := fake.NewClientset(node, svc, dnsSlice("dns-4", discovery.AddressTypeIPv4, "10.244.1.2"),
+	return fake.NewClientset(node, svc, dnsSlice("dns-4", discovery.AddressTypeIPv4, "10.244.1.2"),
 		dnsSlice("dns-6", discovery.AddressTypeIPv6, "fd00:244::2"))
+}
 
-	ct := conntrack.NewFake()
-	stale := conntrack.Flow{Proto: conntrack.ProtoUDP, OrigDst: netip.MustParseAddr("10.96.0.10"), OrigDstPort: 53,
-		ReplySrc: netip.MustParseAddr("10.96.0.10")} // cached before the Service had endpoints
-	ct.Add(proxy.IPv4, stale)
-	tables := map[proxy.IPFamily]*knftables.Fake{}
+// runUntilBothFamiliesSynced runs the proxy command's wiring with o until
+// each family has synced once, then stops it.
+func runUntilBothFamiliesSynced(t *testing.T, o *proxyOptions) {
+	t.Helper()
 	synced := make(chan proxy.IPFamily, 16)
-	o := newProxyOptions()
 	o.hostname, o.healthzAddr, o.metricsAddr = "Node-A", "", ""
+	o.deps.synced = func(f proxy.IPFamily, _ *proxy.Snapshot) { synced <- f }
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- runProxyWithClient(ctx, o, dualStackClient()) }()
+	seen := map[proxy.IPFamily]bool{}
+	for len(seen) < 2 {
+		select {
+		case f := <-synced:
+			seen[f] = true
+		case err := <-done:
+			cancel()
+			t.Fatalf("proxy stopped: %v", err)
+		case <-time.After(30 * time.Second):
+			cancel()
+			t.Fatalf("families synced: %v", seen)
+		}
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+}
+
+// staleUDPConntrack is a conntrack fake holding an entry cached before the
+// Service had endpoints, which the first sync must delete.
+func staleUDPConntrack() *conntrack.Fake {
+	ct := conntrack.NewFake()
+	ct.Add(proxy.IPv4, conntrack.Flow{Proto: conntrack.ProtoUDP, OrigDst: netip.MustParseAddr("10.96.0.10"), OrigDstPort: 53,
+		ReplySrc: netip.MustParseAddr("10.96.0.10")})
+	return ct
+}
+
+// TestRunProxyDualStack runs the proxy command's wiring against a fake
+// API server for a node with addresses of both families: one Proxier per
+// family, each syncing its own table, and the UDP conntrack cleanup
+// after the sync.
+func TestRunProxyDualStack(t *testing.T) {
+	ct := staleUDPConntrack()
+	tables := map[proxy.IPFamily]*knftables.Fake{}
+	o := newProxyOptions()
 	o.deps = proxyDeps{
 		nft: func(f proxy.IPFamily) (knftables.Interface, error) {
 			fam := knftables.IPv4Family
@@ -58,26 +98,8 @@ func TestRunProxyDualStack(t *testing.T) {
 			return tables[f], nil
 		},
 		conntrack: ct,
-		synced:    func(f proxy.IPFamily, _ *proxy.Snapshot) { synced <- f },
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- runProxyWithClient(ctx, o, client) }()
-	seen := map[proxy.IPFamily]bool{}
-	for len(seen) < 2 {
-		select {
-		case f := <-synced:
-			seen[f] = true
-		case err := <-done:
-			t.Fatalf("proxy stopped: %v", err)
-		case <-time.After(30 * time.Second):
-			t.Fatalf("families synced: %v", seen)
-		}
-	}
-	cancel()
-	if err := <-done; err != nil {
-		t.Fatal(err)
-	}
+	runUntilBothFamiliesSynced(t, o)
 	for fam, key := range map[proxy.IPFamily][]string{proxy.IPv4: {"10.96.0.10", "udp", "53"}, proxy.IPv6: {"fd00:96::10", "udp", "53"}} {
 		m := tables[fam].Table.Maps["service-ips"]
 		if m == nil || m.FindElement(key...) == nil {
@@ -86,6 +108,49 @@ func TestRunProxyDualStack(t *testing.T) {
 	}
 	if left, _ := ct.ListEntries(proxy.IPv4); len(left) != 0 {
 		t.Errorf("stale UDP entry kept: %v", left)
+	}
+}
+
+// TestRunProxyDualStackIPTables: the iptables mode runs one Proxier per
+// family too (iptables and ip6tables), and the ipvs mode falls back to it
+// on a kernel without IPVS.
+func TestRunProxyDualStackIPTables(t *testing.T) {
+	for _, mode := range []string{"iptables", "ipvs"} {
+		t.Run(mode, func(t *testing.T) {
+			ct := staleUDPConntrack()
+			tables := map[proxy.IPFamily]*iptables.Fake{}
+			o := newProxyOptions()
+			o.mode = mode
+			o.deps = proxyDeps{
+				iptables: func(f proxy.IPFamily, _ iptables.Variant) (iptables.Interface, error) {
+					tables[f] = iptables.NewFake()
+					return tables[f], nil
+				},
+				ipvs:      func() error { return errors.New("no IPVS in this kernel") },
+				conntrack: ct,
+			}
+			runUntilBothFamiliesSynced(t, o)
+			if o.mode != "iptables" {
+				t.Errorf("mode %s after the fallback", o.mode)
+			}
+			for fam, want := range map[proxy.IPFamily][]string{
+				proxy.IPv4: {"-d 10.96.0.10/32 --dport 53 -j KUBE-SVC-", "--to-destination 10.244.1.2:5353"},
+				proxy.IPv6: {"-d fd00:96::10/128 --dport 53 -j KUBE-SVC-", "--to-destination [fd00:244::2]:5353"},
+			} {
+				dump := tables[fam].Dump()
+				for _, w := range want {
+					if !strings.Contains(dump, w) {
+						t.Errorf("IPv%d rules lack %q:\n%s", fam, w, dump)
+					}
+				}
+				if other := map[proxy.IPFamily]string{proxy.IPv4: "fd00:", proxy.IPv6: "10.96.0.10"}[fam]; strings.Contains(dump, other) {
+					t.Errorf("IPv%d rules hold the other family's %s", fam, other)
+				}
+			}
+			if left, _ := ct.ListEntries(proxy.IPv4); len(left) != 0 {
+				t.Errorf("stale UDP entry kept: %v", left)
+			}
+		})
 	}
 }
 

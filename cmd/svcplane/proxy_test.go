@@ -65,11 +65,11 @@ func TestConfigFile(t *testing.T) {
 	if name, _ := o.proxyNodeName(); name != "node-a" {
 		t.Errorf("node name %q", name)
 	}
-	v4, err := o.backendConfig(proxy.IPv4)
+	v4, err := o.modeConfig(proxy.IPv4)
 	if err != nil || len(v4.ClusterCIDRs) != 1 || v4.ClusterCIDRs[0].String() != "10.244.0.0/16" || len(v4.NodePortAddresses) != 1 {
 		t.Errorf("IPv4 backend config %+v %v", v4, err)
 	}
-	v6, err := o.backendConfig(proxy.IPv6)
+	v6, err := o.modeConfig(proxy.IPv6)
 	if err != nil || len(v6.ClusterCIDRs) != 1 || v6.Family != proxy.IPv6 || len(v6.NodePortAddresses) != 0 {
 		t.Errorf("IPv6 backend config %+v %v", v6, err)
 	}
