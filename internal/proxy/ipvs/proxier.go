@@ -43,8 +43,20 @@ type Proxier struct {
 	OnSynced func(res SyncResult, prev, cur *proxy.Snapshot, err error)
 }
 
-// NewProxier returns a Proxier; cfg.Scheduler must be an IPVS scheduler.
+// NewProxier returns a Proxier for cfg.Family (IPv4 when unset);
+// cfg.Scheduler must be an IPVS scheduler. ipt must be of the same family
+// (iptables.New(cfg.Family, …): ip6tables for IPv6). For dual-stack, make
+// one Proxier per family over the same Handle, IPSet and Links: each
+// reads and changes only its family's virtual servers, kube-ipvs0
+// addresses and sets.
 func NewProxier(cfg Config, h Handle, set IPSet, links Links, ipt iptables.Interface, state func() *proxy.Snapshot, clk clock.PassiveClock) (*Proxier, error) {
+	switch cfg.Family {
+	case 0:
+		cfg.Family = proxy.IPv4
+	case proxy.IPv4, proxy.IPv6:
+	default:
+		return nil, fmt.Errorf("ipvs: IP family %d: want 4 or 6", cfg.Family)
+	}
 	if cfg.Scheduler == "" {
 		cfg.Scheduler = "rr"
 	}
@@ -84,12 +96,12 @@ func (p *Proxier) SyncProxyRules(full bool) error {
 	var err error
 	if res.Full {
 		if have, err = p.readKernel(); err == nil {
-			err = p.ipset.Restore(ctx, setsRestore(nil, desired.Sets))
+			err = p.ipset.Restore(ctx, setsRestore(p.cfg.Family, nil, desired.Sets))
 		}
 		if err == nil {
 			err = p.syncIPTables(ctx)
 		}
-	} else if text := setsRestore(have.Sets, desired.Sets); text != "" {
+	} else if text := setsRestore(p.cfg.Family, have.Sets, desired.Sets); text != "" {
 		err = p.ipset.Restore(ctx, text)
 	}
 	if err == nil {
@@ -117,24 +129,36 @@ func (p *Proxier) SyncProxyRules(full bool) error {
 	return err
 }
 
-// readKernel lists what is installed: virtual servers with their real
-// servers, and the addresses of kube-ipvs0 (created when missing).
+// readKernel lists what is installed in the Proxier's family: virtual
+// servers with their real servers, and the addresses of kube-ipvs0
+// (created when missing). The other family's virtual servers and
+// addresses belong to the other family's Proxier and are left out, as
+// are IPv6 link-local and loopback addresses (the kernel's own), as
+// upstream's GetLocalAddresses leaves them out.
 func (p *Proxier) readKernel() (*State, error) {
 	if err := p.links.EnsureDummy(DummyInterface); err != nil {
 		return nil, err
 	}
-	st := &State{Services: map[string]*VirtualServer{}, Reals: map[string][]*RealServer{}}
+	st := &State{Services: map[string]*VirtualServer{}, Reals: map[string][]*RealServer{}, family: p.cfg.Family}
 	vss, err := p.handle.GetVirtualServers()
 	if err != nil {
 		return nil, err
 	}
 	for _, vs := range vss {
+		if proxy.FamilyOf(vs.Address) != p.cfg.Family {
+			continue
+		}
 		st.Services[vs.Key()] = vs
 		if st.Reals[vs.Key()], err = p.handle.GetRealServers(vs); err != nil {
 			return nil, err
 		}
 	}
-	st.Addresses, err = p.links.Addrs(DummyInterface)
+	addrs, err := p.links.Addrs(DummyInterface)
+	for _, a := range addrs {
+		if proxy.FamilyOf(a) == p.cfg.Family && !a.IsLinkLocalUnicast() && !a.IsLoopback() {
+			st.Addresses = append(st.Addresses, a)
+		}
+	}
 	return st, err
 }
 
@@ -221,9 +245,10 @@ func (p *Proxier) syncAddresses(have, want []netip.Addr) (int, error) {
 	return n, errors.Join(errs...)
 }
 
-// Cleanup removes the mode's virtual servers (h may be nil when the
-// kernel has no IPVS), kube-ipvs0 and the ipsets. The KUBE-* chains that
-// use the sets must be gone first (iptables.Cleanup).
+// Cleanup removes the mode's virtual servers of both families (h may be
+// nil when the kernel has no IPVS), kube-ipvs0 and the ipsets of both
+// families. The KUBE-* chains that use the sets must be gone first
+// (iptables.Cleanup for iptables and for ip6tables).
 func Cleanup(ctx context.Context, h Handle, set IPSet, links Links) error {
 	var errs []error
 	if h != nil {
@@ -234,16 +259,12 @@ func Cleanup(ctx context.Context, h Handle, set IPSet, links Links) error {
 		}
 	}
 	errs = append(errs, links.DeleteLink(DummyInterface))
-	for _, name := range sortedNames(SetTypes) {
-		// One restore per set: a missing set must not stop the others.
-		_ = set.Restore(ctx, fmt.Sprintf("create %s %s -exist\ndestroy %s\n", name, setCreateArgs(name), name))
+	for _, family := range []proxy.IPFamily{proxy.IPv4, proxy.IPv6} {
+		for _, name := range sortedNames(familySets(family)) {
+			// One restore per set: a missing set (an error) must not
+			// stop the others.
+			_ = set.Restore(ctx, "destroy "+name+"\n")
+		}
 	}
 	return errors.Join(errs...)
-}
-
-func setCreateArgs(name string) string {
-	if SetTypes[name] == "bitmap:port" {
-		return SetTypes[name] + " range 0-65535"
-	}
-	return SetTypes[name]
 }
