@@ -39,6 +39,11 @@ type RealServer struct {
 	Address netip.Addr
 	Port    uint16
 	Weight  int
+	// ActiveConn and InactiveConn are the kernel's connection counters
+	// (GetRealServers fills them; adds and updates ignore them). A real
+	// server being drained is deleted once both are 0.
+	ActiveConn   int
+	InactiveConn int
 }
 
 // Key is "ip:port".
@@ -150,7 +155,8 @@ func (n *netlinkHandle) GetRealServers(v *VirtualServer) ([]*RealServer, error) 
 	out := make([]*RealServer, 0, len(ds))
 	for _, d := range ds {
 		a, _ := netip.AddrFromSlice(d.Address)
-		out = append(out, &RealServer{Address: a.Unmap(), Port: d.Port, Weight: d.Weight})
+		out = append(out, &RealServer{Address: a.Unmap(), Port: d.Port, Weight: d.Weight,
+			ActiveConn: d.ActiveConnections, InactiveConn: d.InactiveConnections})
 	}
 	return out, nil
 }

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/svcplane/svcplane/internal/proxy"
 )
@@ -93,6 +94,9 @@ type Config struct {
 	// NodePortAddresses limits the node addresses NodePort virtual
 	// servers are made for (empty: all of the Node's addresses).
 	NodePortAddresses []netip.Prefix
+	// GracefulTerminationInterval is how often real servers being
+	// drained are checked for connections (0: one minute, as upstream).
+	GracefulTerminationInterval time.Duration
 }
 
 // State is the planned kernel state: virtual servers with their real

@@ -34,11 +34,17 @@ type Proxier struct {
 	links  Links
 	ipt    iptables.Interface
 	state  func() *proxy.Snapshot
-	clock  clock.PassiveClock
+	clock  clock.WithTicker
 
 	mu        sync.Mutex
 	installed *State // nil: unknown, the next sync is full
 	lastSnap  *proxy.Snapshot
+	// draining are the real servers at weight 0 waiting for their
+	// connections to end (graceful.go), by drainKey.
+	draining  map[string]draining
+	lastDrain time.Time
+	// afterDrain, when set (tests), runs after each periodic check.
+	afterDrain func()
 	// OnSynced, when set, is called after each sync.
 	OnSynced func(res SyncResult, prev, cur *proxy.Snapshot, err error)
 }
@@ -48,8 +54,10 @@ type Proxier struct {
 // (iptables.New(cfg.Family, …): ip6tables for IPv6). For dual-stack, make
 // one Proxier per family over the same Handle, IPSet and Links: each
 // reads and changes only its family's virtual servers, kube-ipvs0
-// addresses and sets.
-func NewProxier(cfg Config, h Handle, set IPSet, links Links, ipt iptables.Interface, state func() *proxy.Snapshot, clk clock.PassiveClock) (*Proxier, error) {
+// addresses and sets. clk (nil: the real clock) times syncs and the
+// graceful termination checks; run RunGracefulTermination beside the
+// sync loop.
+func NewProxier(cfg Config, h Handle, set IPSet, links Links, ipt iptables.Interface, state func() *proxy.Snapshot, clk clock.WithTicker) (*Proxier, error) {
 	switch cfg.Family {
 	case 0:
 		cfg.Family = proxy.IPv4
@@ -63,10 +71,14 @@ func NewProxier(cfg Config, h Handle, set IPSet, links Links, ipt iptables.Inter
 	if !slices.Contains(scheduler.Names, cfg.Scheduler) {
 		return nil, fmt.Errorf("ipvs scheduler %q: want one of %v", cfg.Scheduler, scheduler.Names)
 	}
+	if cfg.GracefulTerminationInterval <= 0 {
+		cfg.GracefulTerminationInterval = DefaultGracefulTerminationInterval
+	}
 	if clk == nil {
 		clk = clock.RealClock{}
 	}
-	return &Proxier{cfg: cfg, handle: h, ipset: set, links: links, ipt: ipt, state: state, clock: clk}, nil
+	return &Proxier{cfg: cfg, handle: h, ipset: set, links: links, ipt: ipt, state: state, clock: clk,
+		draining: map[string]draining{}, lastDrain: clk.Now()}, nil
 }
 
 var jumps = []struct {
@@ -83,10 +95,12 @@ var jumps = []struct {
 // SyncProxyRules installs the current snapshot. A full sync (asked for,
 // first, after a failure) reads the kernel's virtual servers and bound
 // addresses, rewrites the ipsets and the iptables rules; a partial one
-// sends only the differences to what the last sync installed.
+// sends only the differences to what the last sync installed. Real
+// servers that are no longer wanted are drained (graceful.go).
 func (p *Proxier) SyncProxyRules(full bool) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	p.drainDue()
 	start := p.clock.Now()
 	ctx := context.Background()
 	snap := p.state()
@@ -194,12 +208,16 @@ func (p *Proxier) syncVirtualServers(have, want *State) (int, error) {
 	for _, key := range sortedNames(have.Services) {
 		if want.Services[key] == nil {
 			errs = append(errs, p.handle.DeleteVirtualServer(have.Services[key]))
+			p.forgetDraining(have.Services[key])
 			n++
 		}
 	}
 	return n, errors.Join(errs...)
 }
 
+// syncReals adds and updates vs's wanted real servers (restoring the
+// weight of one being drained) and drains the others (gracefulDelete),
+// leaving alone those already draining.
 func (p *Proxier) syncReals(vs *VirtualServer, have, want []*RealServer, errs *[]error) int {
 	n := 0
 	old := map[string]*RealServer{}
@@ -210,6 +228,8 @@ func (p *Proxier) syncReals(vs *VirtualServer, have, want []*RealServer, errs *[
 	for _, r := range want {
 		seen[r.Key()] = true
 		switch o := old[r.Key()]; {
+		case p.undrain(vs, r, errs):
+			n++
 		case o == nil:
 			*errs = append(*errs, p.handle.AddRealServer(vs, r))
 			n++
@@ -219,10 +239,15 @@ func (p *Proxier) syncReals(vs *VirtualServer, have, want []*RealServer, errs *[
 		}
 	}
 	for _, r := range have {
-		if !seen[r.Key()] {
-			*errs = append(*errs, p.handle.DeleteRealServer(vs, r))
-			n++
+		if seen[r.Key()] {
+			continue
 		}
+		if _, ok := p.draining[drainKey(vs, r)]; ok {
+			continue
+		}
+		c, err := p.gracefulDelete(vs, r)
+		*errs = append(*errs, err)
+		n += c
 	}
 	return n
 }
