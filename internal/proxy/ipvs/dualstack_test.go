@@ -223,6 +223,13 @@ func TestDualStackProxiersShareTheKernel(t *testing.T) {
 	if !slices.Contains(d.f.links.Links[DummyInterface], linkLocal) {
 		t.Errorf("the link-local address was removed: %v", d.f.links.Links[DummyInterface])
 	}
+
+	if err := Cleanup(t.Context(), d.f.handle, d.f.sets, d.f.links); err != nil {
+		t.Fatal(err)
+	}
+	if vss, _ := d.f.handle.GetVirtualServers(); len(vss) != 0 || len(d.f.sets.Sets) != 0 {
+		t.Errorf("Cleanup left virtual servers %v, sets %v", vss, d.f.sets.Entries())
+	}
 }
 
 // traceIPv6 traces packets over the IPv6 proxier's state: ip6tables, the
