@@ -2,6 +2,7 @@ package ipvs
 
 import (
 	"fmt"
+	"net/netip"
 	"slices"
 	"sort"
 	"sync"
@@ -13,7 +14,9 @@ import (
 // FakeHandle is an in-memory Handle enforcing the kernel's rules: no
 // duplicate virtual or real server (EEXIST), no update or delete of a
 // missing one (ENOENT), a known scheduler (ENOENT, as the kernel answers
-// for an unloaded ip_vs_<sched> module), weights ≥ 0.
+// for an unloaded ip_vs_<sched> module), weights ≥ 0. Real servers carry
+// connection counters that only SetConnections changes (the kernel's
+// traffic): adds start them at 0, updates keep them.
 type FakeHandle struct {
 	mu       sync.Mutex
 	services map[string]*fakeService
@@ -141,12 +144,38 @@ func (f *FakeHandle) changeReal(v *VirtualServer, r *RealServer, mustExist bool,
 
 // AddRealServer implements Handle.
 func (f *FakeHandle) AddRealServer(v *VirtualServer, r *RealServer) error {
-	return f.changeReal(v, r, false, func(s *fakeService) { s.dests[r.Key()] = *r })
+	return f.changeReal(v, r, false, func(s *fakeService) {
+		d := *r
+		d.ActiveConn, d.InactiveConn = 0, 0
+		s.dests[r.Key()] = d
+	})
 }
 
 // UpdateRealServer implements Handle.
 func (f *FakeHandle) UpdateRealServer(v *VirtualServer, r *RealServer) error {
-	return f.changeReal(v, r, true, func(s *fakeService) { s.dests[r.Key()] = *r })
+	return f.changeReal(v, r, true, func(s *fakeService) {
+		d, old := *r, s.dests[r.Key()]
+		d.ActiveConn, d.InactiveConn = old.ActiveConn, old.InactiveConn
+		s.dests[r.Key()] = d
+	})
+}
+
+// SetConnections sets the connection counters of real server dest of v,
+// as traffic would (it is not counted in Calls).
+func (f *FakeHandle) SetConnections(v *VirtualServer, dest netip.AddrPort, active, inactive int) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	s, err := f.service(v)
+	if err != nil {
+		return err
+	}
+	d, ok := s.dests[dest.String()]
+	if !ok {
+		return fmt.Errorf("real server %s of %s: %w", dest, v.Key(), syscall.ENOENT)
+	}
+	d.ActiveConn, d.InactiveConn = active, inactive
+	s.dests[dest.String()] = d
+	return nil
 }
 
 // DeleteRealServer implements Handle.

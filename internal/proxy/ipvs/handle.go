@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"sync"
 	"syscall"
 
 	libipvs "github.com/moby/ipvs"
@@ -39,6 +40,11 @@ type RealServer struct {
 	Address netip.Addr
 	Port    uint16
 	Weight  int
+	// ActiveConn and InactiveConn are the kernel's connection counters
+	// (GetRealServers fills them; adds and updates ignore them). A real
+	// server being drained is deleted once both are 0.
+	ActiveConn   int
+	InactiveConn int
 }
 
 // Key is "ip:port".
@@ -73,8 +79,14 @@ func KernelSupport() error {
 	return errors.New("the kernel has no IPVS: " + why)
 }
 
-// netlinkHandle is the real Handle over github.com/moby/ipvs.
-type netlinkHandle struct{ h *libipvs.Handle }
+// netlinkHandle is the real Handle over github.com/moby/ipvs. The IPv4
+// and IPv6 Proxiers (and their graceful termination loops) share one, so
+// calls are serialized: the library's netlink socket is not safe for
+// concurrent requests (upstream's runner locks the same way).
+type netlinkHandle struct {
+	mu sync.Mutex
+	h  *libipvs.Handle
+}
 
 // NewHandle opens IPVS netlink in the current network namespace.
 func NewHandle() (Handle, error) {
@@ -123,6 +135,8 @@ func toLibDest(r *RealServer) *libipvs.Destination {
 }
 
 func (n *netlinkHandle) GetVirtualServers() ([]*VirtualServer, error) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
 	svcs, err := n.h.GetServices()
 	if err != nil {
 		return nil, err
@@ -136,13 +150,27 @@ func (n *netlinkHandle) GetVirtualServers() ([]*VirtualServer, error) {
 	return out, nil
 }
 
-func (n *netlinkHandle) AddVirtualServer(v *VirtualServer) error { return n.h.NewService(toLib(v)) }
+func (n *netlinkHandle) AddVirtualServer(v *VirtualServer) error {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.h.NewService(toLib(v))
+}
+
 func (n *netlinkHandle) UpdateVirtualServer(v *VirtualServer) error {
+	n.mu.Lock()
+	defer n.mu.Unlock()
 	return n.h.UpdateService(toLib(v))
 }
-func (n *netlinkHandle) DeleteVirtualServer(v *VirtualServer) error { return n.h.DelService(toLib(v)) }
+
+func (n *netlinkHandle) DeleteVirtualServer(v *VirtualServer) error {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.h.DelService(toLib(v))
+}
 
 func (n *netlinkHandle) GetRealServers(v *VirtualServer) ([]*RealServer, error) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
 	ds, err := n.h.GetDestinations(toLib(v))
 	if err != nil {
 		return nil, err
@@ -150,19 +178,26 @@ func (n *netlinkHandle) GetRealServers(v *VirtualServer) ([]*RealServer, error) 
 	out := make([]*RealServer, 0, len(ds))
 	for _, d := range ds {
 		a, _ := netip.AddrFromSlice(d.Address)
-		out = append(out, &RealServer{Address: a.Unmap(), Port: d.Port, Weight: d.Weight})
+		out = append(out, &RealServer{Address: a.Unmap(), Port: d.Port, Weight: d.Weight,
+			ActiveConn: d.ActiveConnections, InactiveConn: d.InactiveConnections})
 	}
 	return out, nil
 }
 
 func (n *netlinkHandle) AddRealServer(v *VirtualServer, r *RealServer) error {
+	n.mu.Lock()
+	defer n.mu.Unlock()
 	return n.h.NewDestination(toLib(v), toLibDest(r))
 }
 
 func (n *netlinkHandle) UpdateRealServer(v *VirtualServer, r *RealServer) error {
+	n.mu.Lock()
+	defer n.mu.Unlock()
 	return n.h.UpdateDestination(toLib(v), toLibDest(r))
 }
 
 func (n *netlinkHandle) DeleteRealServer(v *VirtualServer, r *RealServer) error {
+	n.mu.Lock()
+	defer n.mu.Unlock()
 	return n.h.DelDestination(toLib(v), toLibDest(r))
 }

@@ -3,11 +3,17 @@ package ipvs
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
+	"maps"
+	"net/netip"
 	"os/exec"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/svcplane/svcplane/internal/proxy"
 )
 
 // IPSet applies `ipset restore` input ("create NAME TYPE -exist",
@@ -33,15 +39,23 @@ func (IPSetCLI) Restore(ctx context.Context, text string) error {
 
 // FakeIPSet keeps sets in memory and refuses what ipset refuses: adding
 // to or deleting from a missing set, adding an entry twice or deleting a
-// missing one (without -exist), destroying a missing set. A failed
+// missing one (without -exist), destroying a missing set, creating a set
+// again with another type or family (even with -exist), an entry that
+// does not parse for the set's type or whose addresses are not of the
+// set's family (an IPv6 address in a "family inet" set). A failed
 // restore leaves the sets as they were.
 type FakeIPSet struct {
 	mu   sync.Mutex
 	Sets map[string]map[string]bool
+	// Kinds are each set's type and family: "hash:ip,port inet",
+	// "bitmap:port".
+	Kinds map[string]string
 }
 
 // NewFakeIPSet returns an empty FakeIPSet.
-func NewFakeIPSet() *FakeIPSet { return &FakeIPSet{Sets: map[string]map[string]bool{}} }
+func NewFakeIPSet() *FakeIPSet {
+	return &FakeIPSet{Sets: map[string]map[string]bool{}, Kinds: map[string]string{}}
+}
 
 // Restore implements IPSet.
 func (f *FakeIPSet) Restore(_ context.Context, text string) error {
@@ -55,45 +69,149 @@ func (f *FakeIPSet) Restore(_ context.Context, text string) error {
 		}
 		sets[k] = c
 	}
+	kinds := maps.Clone(f.Kinds)
+	if kinds == nil {
+		kinds = map[string]string{}
+	}
 	for n, line := range strings.Split(strings.TrimSpace(text), "\n") {
-		f := strings.Fields(line)
-		if len(f) == 0 {
-			continue
-		}
-		exist := f[len(f)-1] == "-exist"
-		if len(f) < 2 {
-			return fmt.Errorf("line %d: %q", n+1, line)
-		}
-		s, ok := sets[f[1]]
-		switch {
-		case f[0] == "create":
-			if ok && !exist {
-				return fmt.Errorf("line %d: set %s exists", n+1, f[1])
-			}
-			if !ok {
-				sets[f[1]] = map[string]bool{}
-			}
-		case !ok:
-			return fmt.Errorf("line %d: no set %s", n+1, f[1])
-		case f[0] == "flush":
-			sets[f[1]] = map[string]bool{}
-		case f[0] == "destroy":
-			delete(sets, f[1])
-		case f[0] == "add" && len(f) >= 3:
-			if s[f[2]] && !exist {
-				return fmt.Errorf("line %d: %s already in %s", n+1, f[2], f[1])
-			}
-			s[f[2]] = true
-		case f[0] == "del" && len(f) >= 3:
-			if !s[f[2]] && !exist {
-				return fmt.Errorf("line %d: %s not in %s", n+1, f[2], f[1])
-			}
-			delete(s, f[2])
-		default:
-			return fmt.Errorf("line %d: cannot parse %q", n+1, line)
+		if err := fakeIPSetLine(sets, kinds, strings.Fields(line)); err != nil {
+			return fmt.Errorf("line %d: %q: %w", n+1, line, err)
 		}
 	}
-	f.Sets = sets
+	f.Sets, f.Kinds = sets, kinds
+	return nil
+}
+
+func fakeIPSetLine(sets map[string]map[string]bool, kinds map[string]string, f []string) error {
+	if len(f) == 0 {
+		return nil
+	}
+	exist := f[len(f)-1] == "-exist"
+	if exist {
+		f = f[:len(f)-1]
+	}
+	if len(f) < 2 {
+		return errors.New("syntax error")
+	}
+	s, ok := sets[f[1]]
+	switch {
+	case f[0] == "create":
+		kind, err := fakeSetKind(f[2:])
+		if err != nil {
+			return err
+		}
+		if ok && (!exist || kinds[f[1]] != kind) {
+			return fmt.Errorf("set %s exists (as %s)", f[1], kinds[f[1]])
+		}
+		if !ok {
+			sets[f[1]], kinds[f[1]] = map[string]bool{}, kind
+		}
+	case !ok:
+		return fmt.Errorf("no set %s", f[1])
+	case f[0] == "flush" && len(f) == 2:
+		sets[f[1]] = map[string]bool{}
+	case f[0] == "destroy" && len(f) == 2:
+		delete(sets, f[1])
+		delete(kinds, f[1])
+	case (f[0] == "add" || f[0] == "del") && len(f) == 3:
+		if err := fakeSetEntryValid(kinds[f[1]], f[2]); err != nil {
+			return err
+		}
+		if f[0] == "add" && s[f[2]] && !exist {
+			return fmt.Errorf("%s already in %s", f[2], f[1])
+		}
+		if f[0] == "del" && !s[f[2]] && !exist {
+			return fmt.Errorf("%s not in %s", f[2], f[1])
+		}
+		if f[0] == "add" {
+			s[f[2]] = true
+		} else {
+			delete(s, f[2])
+		}
+	default:
+		return errors.New("cannot parse")
+	}
+	return nil
+}
+
+// fakeSetKind parses "TYPE [family inet|inet6] [range R] [hashsize N]
+// [maxelem N]" into "TYPE inet|inet6" (hash types, inet by default) or
+// "bitmap:port" (which takes no family).
+func fakeSetKind(args []string) (string, error) {
+	if len(args) == 0 {
+		return "", errors.New("no set type")
+	}
+	typ, fam := args[0], ""
+	for i := 1; i < len(args); i += 2 {
+		if i+1 >= len(args) {
+			return "", fmt.Errorf("option %s without a value", args[i])
+		}
+		switch v := args[i+1]; args[i] {
+		case "family":
+			if v != "inet" && v != "inet6" {
+				return "", fmt.Errorf("family %s", v)
+			}
+			fam = v
+		case "range", "hashsize", "maxelem":
+		default:
+			return "", fmt.Errorf("unknown option %s", args[i])
+		}
+	}
+	switch typ {
+	case "bitmap:port":
+		if fam != "" {
+			return "", errors.New("bitmap:port takes no family")
+		}
+		return typ, nil
+	case "hash:ip,port", "hash:ip,port,ip", "hash:ip,port,net":
+		if fam == "" {
+			fam = "inet"
+		}
+		return typ + " " + fam, nil
+	}
+	return "", fmt.Errorf("unknown set type %s", typ)
+}
+
+// fakeSetEntryValid checks an entry against a set kind: "ip,proto:port"
+// (then ",ip" or ",net" for the three-part types) with every address of
+// the set's family, or a port for bitmap:port.
+func fakeSetEntryValid(kind, e string) error {
+	typ, fam, _ := strings.Cut(kind, " ")
+	if typ == "bitmap:port" {
+		if p, err := strconv.Atoi(e); err != nil || p < 0 || p > 65535 {
+			return fmt.Errorf("%s: not a port", e)
+		}
+		return nil
+	}
+	parts := strings.Split(e, ",")
+	if want := strings.Count(typ, ",") + 1; len(parts) != want {
+		return fmt.Errorf("%s: want %d parts for %s", e, want, typ)
+	}
+	addrs := []string{parts[0]}
+	proto, port, ok := strings.Cut(parts[1], ":")
+	if n, err := strconv.Atoi(port); !ok || err != nil || n < 0 || n > 65535 || (proto != "tcp" && proto != "udp" && proto != "sctp") {
+		return fmt.Errorf("%s: bad proto:port %s", e, parts[1])
+	}
+	if len(parts) == 3 {
+		third := parts[2]
+		if strings.HasSuffix(typ, ",net") {
+			p, err := netip.ParsePrefix(third)
+			if err != nil {
+				return fmt.Errorf("%s: bad net: %w", e, err)
+			}
+			third = p.Addr().String()
+		}
+		addrs = append(addrs, third)
+	}
+	for _, s := range addrs {
+		a, err := netip.ParseAddr(s)
+		if err != nil {
+			return fmt.Errorf("%s: %w", e, err)
+		}
+		if a.Is4() != (fam == "inet") {
+			return fmt.Errorf("%s: address %s is not of the set's family %s", e, s, fam)
+		}
+	}
 	return nil
 }
 
@@ -111,17 +229,14 @@ func (f *FakeIPSet) Entries() map[string][]string {
 	return out
 }
 
-// setsRestore renders the ipset input turning have into want (have nil:
-// unknown, create and flush every set first).
-func setsRestore(have, want map[string]map[string]bool) string {
+// setsRestore renders the ipset input turning have into want, the sets
+// of family (have nil: unknown, create and flush every set first).
+func setsRestore(family proxy.IPFamily, have, want map[string]map[string]bool) string {
 	var b strings.Builder
+	bases := familySets(family)
 	for _, name := range sortedNames(want) {
 		if have == nil || have[name] == nil {
-			opts := ""
-			if SetTypes[name] == "bitmap:port" {
-				opts = " range 0-65535"
-			}
-			fmt.Fprintf(&b, "create %s %s%s -exist\n", name, SetTypes[name], opts)
+			fmt.Fprintf(&b, "create %s %s -exist\n", name, setCreateArgs(family, bases[name]))
 			if have == nil {
 				fmt.Fprintf(&b, "flush %s\n", name)
 			}

@@ -63,9 +63,14 @@ func (IPCommand) Addrs(name string) ([]netip.Addr, error) {
 
 func hostPrefix(a netip.Addr) string { return netip.PrefixFrom(a, a.BitLen()).String() }
 
-// AddAddr implements Links.
+// AddAddr implements Links; an IPv6 address (a /128) is added without
+// duplicate address detection, so it is usable at once.
 func (IPCommand) AddAddr(name string, a netip.Addr) error {
-	_, err := ipRun("addr", "add", hostPrefix(a), "dev", name)
+	args := []string{"addr", "add", hostPrefix(a), "dev", name}
+	if a.Is6() {
+		args = append(args, "nodad")
+	}
+	_, err := ipRun(args...)
 	return err
 }
 

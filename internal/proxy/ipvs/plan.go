@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/svcplane/svcplane/internal/proxy"
 )
@@ -12,9 +13,10 @@ import (
 // DummyInterface is where service IPs are bound.
 const DummyInterface = "kube-ipvs0"
 
-// The ipsets, with upstream's names and types. KUBE-NO-LOCAL-ENDPOINTS
-// is svcplane's: destinations whose traffic policy leaves no endpoint on
-// this node, dropped as the other modes drop them.
+// The ipsets, with upstream's names and types (these are the IPv4 names;
+// SetName gives the IPv6 ones). KUBE-NO-LOCAL-ENDPOINTS is svcplane's:
+// destinations whose traffic policy leaves no endpoint on this node,
+// dropped as the other modes drop them.
 const (
 	setClusterIP        = "KUBE-CLUSTER-IP"
 	setLoopBack         = "KUBE-LOOP-BACK"
@@ -31,13 +33,55 @@ const (
 	setNoLocalEndpoints = "KUBE-NO-LOCAL-ENDPOINTS"
 )
 
-// SetTypes are the ipset types of the sets.
+// SetTypes are the ipset types of the sets, by IPv4 name.
 var SetTypes = map[string]string{
 	setClusterIP: "hash:ip,port", setLoopBack: "hash:ip,port,ip", setExternalIP: "hash:ip,port",
 	setExternalIPLocal: "hash:ip,port", setLoadBalancer: "hash:ip,port", setLoadBalancerLoc: "hash:ip,port",
 	setLoadBalancerFW: "hash:ip,port", setLoadBalancerSrc: "hash:ip,port,net", setNodePortTCP: "bitmap:port",
 	setNodePortUDP: "bitmap:port", setNodePortLocalTCP: "bitmap:port", setNodePortLocalUDP: "bitmap:port",
 	setNoLocalEndpoints: "hash:ip,port",
+}
+
+// maxSetNameLen is the kernel's limit on ipset names (IPSET_MAXNAMELEN-1).
+const maxSetNameLen = 31
+
+// SetName is the name of set base (one of the IPv4 names) in family.
+// As upstream does, so that both families' sets can exist on one node,
+// the IPv6 sets replace the "KUBE-" prefix with "KUBE-6-", cut to the
+// 31 characters ipset allows (KUBE-6-LOAD-BALANCER-SOURCE-CID).
+func SetName(family proxy.IPFamily, base string) string {
+	if family != proxy.IPv6 || !strings.HasPrefix(base, "KUBE-") {
+		return base
+	}
+	name := "KUBE-6-" + strings.TrimPrefix(base, "KUBE-")
+	if len(name) > maxSetNameLen {
+		name = name[:maxSetNameLen]
+	}
+	return name
+}
+
+// familySets maps each set name of family to its IPv4 (base) name.
+func familySets(family proxy.IPFamily) map[string]string {
+	out := make(map[string]string, len(SetTypes))
+	for base := range SetTypes {
+		out[SetName(family, base)] = base
+	}
+	return out
+}
+
+// setCreateArgs is what follows "create NAME" for set base in family,
+// as upstream creates them: hash sets carry their family (inet or
+// inet6), bitmap:port sets their range and no family.
+func setCreateArgs(family proxy.IPFamily, base string) string {
+	typ := SetTypes[base]
+	if typ == "bitmap:port" {
+		return typ + " range 0-65535"
+	}
+	fam := "inet"
+	if family == proxy.IPv6 {
+		fam = "inet6"
+	}
+	return typ + " family " + fam + " hashsize 1024 maxelem 65536"
 }
 
 // Config is the mode's configuration.
@@ -50,6 +94,9 @@ type Config struct {
 	// NodePortAddresses limits the node addresses NodePort virtual
 	// servers are made for (empty: all of the Node's addresses).
 	NodePortAddresses []netip.Prefix
+	// GracefulTerminationInterval is how often real servers being
+	// drained are checked for connections (0: one minute, as upstream).
+	GracefulTerminationInterval time.Duration
 }
 
 // State is the planned kernel state: virtual servers with their real
@@ -58,13 +105,17 @@ type State struct {
 	Services  map[string]*VirtualServer
 	Reals     map[string][]*RealServer
 	Addresses []netip.Addr
-	Sets      map[string]map[string]bool
+	// Sets are keyed by the family's set names (SetName).
+	Sets map[string]map[string]bool
+
+	family proxy.IPFamily
 }
 
 // Plan turns a snapshot into the desired State. It does no I/O.
 func Plan(cfg *Config, snap *proxy.Snapshot) *State {
-	st := &State{Services: map[string]*VirtualServer{}, Reals: map[string][]*RealServer{}, Sets: map[string]map[string]bool{}}
-	for name := range SetTypes {
+	st := &State{Services: map[string]*VirtualServer{}, Reals: map[string][]*RealServer{}, Sets: map[string]map[string]bool{},
+		family: familyOf(cfg)}
+	for name := range familySets(st.family) {
 		st.Sets[name] = map[string]bool{}
 	}
 	bound := map[netip.Addr]bool{}
@@ -82,7 +133,16 @@ func entry(ip netip.Addr, proto string, port uint16) string {
 	return ip.String() + "," + proto + ":" + strconv.Itoa(int(port))
 }
 
-func (st *State) add(set, e string) { st.Sets[set][e] = true }
+// add adds e to the family's set of base name set.
+func (st *State) add(set, e string) { st.Sets[SetName(st.family, set)][e] = true }
+
+// familyOf is the configured family (IPv4 when unset).
+func familyOf(cfg *Config) proxy.IPFamily {
+	if cfg.Family == proxy.IPv6 {
+		return proxy.IPv6
+	}
+	return proxy.IPv4
+}
 
 // addVS adds a virtual server with targets (none: kept, answering with
 // ICMP port unreachable as IPVS does; noLocal: dropped by the filter).
@@ -162,7 +222,7 @@ func planService(cfg *Config, st *State, svc *proxy.ServicePort, eps []proxy.End
 func nodePortAddrs(cfg *Config, node proxy.Node) []netip.Addr {
 	var out []netip.Addr
 	for _, ip := range node.IPs {
-		if proxy.FamilyOf(ip) != cfg.Family && cfg.Family != 0 {
+		if proxy.FamilyOf(ip) != familyOf(cfg) {
 			continue
 		}
 		if len(cfg.NodePortAddresses) == 0 {

@@ -34,27 +34,51 @@ type Proxier struct {
 	links  Links
 	ipt    iptables.Interface
 	state  func() *proxy.Snapshot
-	clock  clock.PassiveClock
+	clock  clock.WithTicker
 
 	mu        sync.Mutex
 	installed *State // nil: unknown, the next sync is full
 	lastSnap  *proxy.Snapshot
+	// draining are the real servers at weight 0 waiting for their
+	// connections to end (graceful.go), by drainKey.
+	draining  map[string]draining
+	lastDrain time.Time
+	// afterDrain, when set (tests), runs after each periodic check.
+	afterDrain func()
 	// OnSynced, when set, is called after each sync.
 	OnSynced func(res SyncResult, prev, cur *proxy.Snapshot, err error)
 }
 
-// NewProxier returns a Proxier; cfg.Scheduler must be an IPVS scheduler.
-func NewProxier(cfg Config, h Handle, set IPSet, links Links, ipt iptables.Interface, state func() *proxy.Snapshot, clk clock.PassiveClock) (*Proxier, error) {
+// NewProxier returns a Proxier for cfg.Family (IPv4 when unset);
+// cfg.Scheduler must be an IPVS scheduler. ipt must be of the same family
+// (iptables.New(cfg.Family, …): ip6tables for IPv6). For dual-stack, make
+// one Proxier per family over the same Handle, IPSet and Links: each
+// reads and changes only its family's virtual servers, kube-ipvs0
+// addresses and sets. clk (nil: the real clock) times syncs and the
+// graceful termination checks; run RunGracefulTermination beside the
+// sync loop.
+func NewProxier(cfg Config, h Handle, set IPSet, links Links, ipt iptables.Interface, state func() *proxy.Snapshot, clk clock.WithTicker) (*Proxier, error) {
+	switch cfg.Family {
+	case 0:
+		cfg.Family = proxy.IPv4
+	case proxy.IPv4, proxy.IPv6:
+	default:
+		return nil, fmt.Errorf("ipvs: IP family %d: want 4 or 6", cfg.Family)
+	}
 	if cfg.Scheduler == "" {
 		cfg.Scheduler = "rr"
 	}
 	if !slices.Contains(scheduler.Names, cfg.Scheduler) {
 		return nil, fmt.Errorf("ipvs scheduler %q: want one of %v", cfg.Scheduler, scheduler.Names)
 	}
+	if cfg.GracefulTerminationInterval <= 0 {
+		cfg.GracefulTerminationInterval = DefaultGracefulTerminationInterval
+	}
 	if clk == nil {
 		clk = clock.RealClock{}
 	}
-	return &Proxier{cfg: cfg, handle: h, ipset: set, links: links, ipt: ipt, state: state, clock: clk}, nil
+	return &Proxier{cfg: cfg, handle: h, ipset: set, links: links, ipt: ipt, state: state, clock: clk,
+		draining: map[string]draining{}, lastDrain: clk.Now()}, nil
 }
 
 var jumps = []struct {
@@ -71,10 +95,12 @@ var jumps = []struct {
 // SyncProxyRules installs the current snapshot. A full sync (asked for,
 // first, after a failure) reads the kernel's virtual servers and bound
 // addresses, rewrites the ipsets and the iptables rules; a partial one
-// sends only the differences to what the last sync installed.
+// sends only the differences to what the last sync installed. Real
+// servers that are no longer wanted are drained (graceful.go).
 func (p *Proxier) SyncProxyRules(full bool) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	p.drainDue()
 	start := p.clock.Now()
 	ctx := context.Background()
 	snap := p.state()
@@ -84,12 +110,12 @@ func (p *Proxier) SyncProxyRules(full bool) error {
 	var err error
 	if res.Full {
 		if have, err = p.readKernel(); err == nil {
-			err = p.ipset.Restore(ctx, setsRestore(nil, desired.Sets))
+			err = p.ipset.Restore(ctx, setsRestore(p.cfg.Family, nil, desired.Sets))
 		}
 		if err == nil {
 			err = p.syncIPTables(ctx)
 		}
-	} else if text := setsRestore(have.Sets, desired.Sets); text != "" {
+	} else if text := setsRestore(p.cfg.Family, have.Sets, desired.Sets); text != "" {
 		err = p.ipset.Restore(ctx, text)
 	}
 	if err == nil {
@@ -117,24 +143,36 @@ func (p *Proxier) SyncProxyRules(full bool) error {
 	return err
 }
 
-// readKernel lists what is installed: virtual servers with their real
-// servers, and the addresses of kube-ipvs0 (created when missing).
+// readKernel lists what is installed in the Proxier's family: virtual
+// servers with their real servers, and the addresses of kube-ipvs0
+// (created when missing). The other family's virtual servers and
+// addresses belong to the other family's Proxier and are left out, as
+// are IPv6 link-local and loopback addresses (the kernel's own), as
+// upstream's GetLocalAddresses leaves them out.
 func (p *Proxier) readKernel() (*State, error) {
 	if err := p.links.EnsureDummy(DummyInterface); err != nil {
 		return nil, err
 	}
-	st := &State{Services: map[string]*VirtualServer{}, Reals: map[string][]*RealServer{}}
+	st := &State{Services: map[string]*VirtualServer{}, Reals: map[string][]*RealServer{}, family: p.cfg.Family}
 	vss, err := p.handle.GetVirtualServers()
 	if err != nil {
 		return nil, err
 	}
 	for _, vs := range vss {
+		if proxy.FamilyOf(vs.Address) != p.cfg.Family {
+			continue
+		}
 		st.Services[vs.Key()] = vs
 		if st.Reals[vs.Key()], err = p.handle.GetRealServers(vs); err != nil {
 			return nil, err
 		}
 	}
-	st.Addresses, err = p.links.Addrs(DummyInterface)
+	addrs, err := p.links.Addrs(DummyInterface)
+	for _, a := range addrs {
+		if proxy.FamilyOf(a) == p.cfg.Family && !a.IsLinkLocalUnicast() && !a.IsLoopback() {
+			st.Addresses = append(st.Addresses, a)
+		}
+	}
 	return st, err
 }
 
@@ -170,12 +208,16 @@ func (p *Proxier) syncVirtualServers(have, want *State) (int, error) {
 	for _, key := range sortedNames(have.Services) {
 		if want.Services[key] == nil {
 			errs = append(errs, p.handle.DeleteVirtualServer(have.Services[key]))
+			p.forgetDraining(have.Services[key])
 			n++
 		}
 	}
 	return n, errors.Join(errs...)
 }
 
+// syncReals adds and updates vs's wanted real servers (restoring the
+// weight of one being drained) and drains the others (gracefulDelete),
+// leaving alone those already draining.
 func (p *Proxier) syncReals(vs *VirtualServer, have, want []*RealServer, errs *[]error) int {
 	n := 0
 	old := map[string]*RealServer{}
@@ -186,6 +228,8 @@ func (p *Proxier) syncReals(vs *VirtualServer, have, want []*RealServer, errs *[
 	for _, r := range want {
 		seen[r.Key()] = true
 		switch o := old[r.Key()]; {
+		case p.undrain(vs, r, errs):
+			n++
 		case o == nil:
 			*errs = append(*errs, p.handle.AddRealServer(vs, r))
 			n++
@@ -195,10 +239,15 @@ func (p *Proxier) syncReals(vs *VirtualServer, have, want []*RealServer, errs *[
 		}
 	}
 	for _, r := range have {
-		if !seen[r.Key()] {
-			*errs = append(*errs, p.handle.DeleteRealServer(vs, r))
-			n++
+		if seen[r.Key()] {
+			continue
 		}
+		if _, ok := p.draining[drainKey(vs, r)]; ok {
+			continue
+		}
+		c, err := p.gracefulDelete(vs, r)
+		*errs = append(*errs, err)
+		n += c
 	}
 	return n
 }
@@ -221,9 +270,10 @@ func (p *Proxier) syncAddresses(have, want []netip.Addr) (int, error) {
 	return n, errors.Join(errs...)
 }
 
-// Cleanup removes the mode's virtual servers (h may be nil when the
-// kernel has no IPVS), kube-ipvs0 and the ipsets. The KUBE-* chains that
-// use the sets must be gone first (iptables.Cleanup).
+// Cleanup removes the mode's virtual servers of both families (h may be
+// nil when the kernel has no IPVS), kube-ipvs0 and the ipsets of both
+// families. The KUBE-* chains that use the sets must be gone first
+// (iptables.Cleanup for iptables and for ip6tables).
 func Cleanup(ctx context.Context, h Handle, set IPSet, links Links) error {
 	var errs []error
 	if h != nil {
@@ -234,16 +284,12 @@ func Cleanup(ctx context.Context, h Handle, set IPSet, links Links) error {
 		}
 	}
 	errs = append(errs, links.DeleteLink(DummyInterface))
-	for _, name := range sortedNames(SetTypes) {
-		// One restore per set: a missing set must not stop the others.
-		_ = set.Restore(ctx, fmt.Sprintf("create %s %s -exist\ndestroy %s\n", name, setCreateArgs(name), name))
+	for _, family := range []proxy.IPFamily{proxy.IPv4, proxy.IPv6} {
+		for _, name := range sortedNames(familySets(family)) {
+			// One restore per set: a missing set (an error) must not
+			// stop the others.
+			_ = set.Restore(ctx, "destroy "+name+"\n")
+		}
 	}
 	return errors.Join(errs...)
-}
-
-func setCreateArgs(name string) string {
-	if SetTypes[name] == "bitmap:port" {
-		return SetTypes[name] + " range 0-65535"
-	}
-	return SetTypes[name]
 }

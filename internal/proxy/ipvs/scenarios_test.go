@@ -38,7 +38,9 @@ func (f *fakes) tracer(t *testing.T) *proxytest.IPVSTracer {
 		s := proxytest.IPVSService{Key: vs.Key(), Persistent: vs.Flags&FlagPersistent != 0}
 		reals, _ := f.handle.GetRealServers(vs)
 		for _, r := range reals {
-			s.Dests = append(s.Dests, r.Key())
+			if r.Weight > 0 { // IPVS never picks a weight-0 (draining) real server
+				s.Dests = append(s.Dests, r.Key())
+			}
 		}
 		svcs = append(svcs, s)
 	}
