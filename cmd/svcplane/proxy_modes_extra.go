@@ -60,11 +60,11 @@ func (o *proxyOptions) ipvsBackend(cfg modeConfig, state func() *proxy.Snapshot,
 }
 
 func (o *proxyOptions) userspaceBackend(_ modeConfig, state func() *proxy.Snapshot, report func(syncReport)) (modeBackend, error) {
-	nft, err := userspace.NewNFT()
+	nft, err := userspace.NewNFT(proxy.IPv4)
 	if err != nil {
 		return modeBackend{}, err
 	}
-	p, err := userspace.NewProxier(userspace.Config{Scheduler: o.modes.ipvsScheduler}, userspace.NewRedirector(nft), state, nil)
+	p, err := userspace.NewProxier(userspace.Config{Family: proxy.IPv4, Scheduler: o.modes.ipvsScheduler}, userspace.NewRedirector(nft), state, nil)
 	if err != nil {
 		return modeBackend{}, err
 	}
@@ -86,8 +86,10 @@ func cleanupIPVSAndUserspace(ctx context.Context) []error {
 		h, _ = ipvs.NewHandle()
 	}
 	errs = append(errs, ipvs.Cleanup(ctx, h, ipvs.IPSetCLI{}, ipvs.IPCommand{}))
-	if nft, err := userspace.NewNFT(); err == nil {
-		errs = append(errs, userspace.Cleanup(ctx, nft))
+	for _, fam := range []proxy.IPFamily{proxy.IPv4, proxy.IPv6} {
+		if nft, err := userspace.NewNFT(fam); err == nil {
+			errs = append(errs, userspace.Cleanup(ctx, nft))
+		}
 	}
 	return errs
 }

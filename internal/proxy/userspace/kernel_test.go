@@ -45,7 +45,7 @@ func runServe() error {
 	dnsSlice.Ports[0].Protocol = &dns.Spec.Ports[0].Protocol
 	snap := proxytest.Snapshot(proxy.IPv4, web, slice, dead, dns, dnsSlice)
 	snap.Node.IPs = []netip.Addr{netip.MustParseAddr("10.100.0.1")}
-	nft, err := NewNFT()
+	nft, err := NewNFT(proxy.IPv4)
 	if err != nil {
 		return err
 	}
