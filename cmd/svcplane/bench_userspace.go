@@ -58,7 +58,7 @@ func benchUserspaceInNetns(out io.Writer) error {
 		return err
 	}
 	defer func() { _ = servers.Process.Kill(); _ = servers.Wait() }()
-	nft, err := userspace.NewNFT()
+	nft, err := userspace.NewNFT(proxy.IPv4)
 	if err != nil {
 		return err
 	}

@@ -23,6 +23,7 @@ type modeOptions struct {
 	iptablesVariant string
 	ipvsScheduler   string
 	canaryInterval  time.Duration
+	ipvs            *sharedIPVS
 }
 
 func addModeFlags(f *pflag.FlagSet, o *proxyOptions) {
@@ -45,6 +46,7 @@ func (o *proxyOptions) backendFactory() (backendFactory, error) {
 	case "iptables":
 		return o.iptablesBackend, nil
 	case "ipvs":
+		o.modes.ipvs = &sharedIPVS{}
 		if err := o.deps.ipvsSupport(); err != nil {
 			klog.InfoS("Can't use the IPVS proxier, falling back to the iptables mode", "reason", err.Error())
 			o.mode = "iptables"

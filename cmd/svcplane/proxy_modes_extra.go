@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"sync"
 
 	"k8s.io/klog/v2"
 
@@ -14,17 +15,38 @@ import (
 	"github.com/svcplane/svcplane/internal/proxy/userspace"
 )
 
-// ipvsBackend builds one family's IPVS Proxier (backendFactory has
-// checked that the kernel has IPVS).
-func (o *proxyOptions) ipvsBackend(fam proxy.IPFamily, cfg modeConfig, state func() *proxy.Snapshot, report func(familyReport)) (familyBackend, error) {
-	h, err := ipvs.NewHandle()
-	if err != nil {
-		return familyBackend{}, err
-	}
+// sharedIPVS is the one netlink handle both families' IPVS proxiers use
+// (it serializes their calls), opened with the sysctls set on first use.
+type sharedIPVS struct {
+	once sync.Once
+	h    ipvs.Handle
+	err  error
+}
+
+func (s *sharedIPVS) get() (ipvs.Handle, error) {
+	s.once.Do(func() {
+		if s.err = setIPVSSysctls(); s.err == nil {
+			s.h, s.err = ipvs.NewHandle()
+		}
+	})
+	return s.h, s.err
+}
+
+func setIPVSSysctls() error {
 	if err := ipvs.SetSysctls(func(path, value string) error {
 		return os.WriteFile("/proc/sys/"+path, []byte(value), 0o644)
 	}); err != nil {
-		return familyBackend{}, fmt.Errorf("ipvs sysctls: %w", err)
+		return fmt.Errorf("ipvs sysctls: %w", err)
+	}
+	return nil
+}
+
+// ipvsBackend builds one family's IPVS Proxier (backendFactory has
+// checked that the kernel has IPVS).
+func (o *proxyOptions) ipvsBackend(fam proxy.IPFamily, cfg modeConfig, state func() *proxy.Snapshot, report func(familyReport)) (familyBackend, error) {
+	h, err := o.modes.ipvs.get()
+	if err != nil {
+		return familyBackend{}, err
 	}
 	ipt, err := o.deps.newIPTables(fam, iptables.Variant(o.modes.iptablesVariant))
 	if err != nil {
@@ -40,19 +62,18 @@ func (o *proxyOptions) ipvsBackend(fam proxy.IPFamily, cfg modeConfig, state fun
 		report(familyReport{full: res.Full, changes: res.Changes, duration: res.Duration, cur: cur, err: err})
 	}
 	klog.InfoS("Using the IPVS mode", "family", fam, "scheduler", o.modes.ipvsScheduler)
-	return familyBackend{sync: p.SyncProxyRules, cleansUDP: true}, nil
+	return familyBackend{sync: p.SyncProxyRules, cleansUDP: true, background: func(ctx context.Context, _ func()) {
+		p.RunGracefulTermination(ctx)
+	}}, nil
 }
 
 // userspaceBackend builds one family's userspace Proxier.
 func (o *proxyOptions) userspaceBackend(fam proxy.IPFamily, _ modeConfig, state func() *proxy.Snapshot, report func(familyReport)) (familyBackend, error) {
-	if fam != proxy.IPv4 {
-		return familyBackend{}, fmt.Errorf("the userspace mode runs IPv4 only")
-	}
-	nft, err := userspace.NewNFT()
+	nft, err := userspace.NewNFT(fam)
 	if err != nil {
 		return familyBackend{}, err
 	}
-	p, err := userspace.NewProxier(userspace.Config{Scheduler: o.modes.ipvsScheduler}, userspace.NewRedirector(nft), state, nil)
+	p, err := userspace.NewProxier(userspace.Config{Family: fam, Scheduler: o.modes.ipvsScheduler}, userspace.NewRedirector(nft), state, nil)
 	if err != nil {
 		return familyBackend{}, err
 	}
@@ -74,8 +95,10 @@ func cleanupIPVSAndUserspace(ctx context.Context) []error {
 		h, _ = ipvs.NewHandle()
 	}
 	errs = append(errs, ipvs.Cleanup(ctx, h, ipvs.IPSetCLI{}, ipvs.IPCommand{}))
-	if nft, err := userspace.NewNFT(); err == nil {
-		errs = append(errs, userspace.Cleanup(ctx, nft))
+	for _, fam := range []proxy.IPFamily{proxy.IPv4, proxy.IPv6} {
+		if nft, err := userspace.NewNFT(fam); err == nil {
+			errs = append(errs, userspace.Cleanup(ctx, nft))
+		}
 	}
 	return errs
 }

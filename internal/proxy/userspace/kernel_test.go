@@ -5,11 +5,12 @@ import (
 	"net/netip"
 	"os"
 	"os/signal"
+	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 
 	"github.com/svcplane/svcplane/internal/proxy"
-	"github.com/svcplane/svcplane/internal/proxy/proxytest"
 	"github.com/svcplane/svcplane/internal/proxy/proxytest/netlab"
 )
 
@@ -23,43 +24,93 @@ func TestMain(m *testing.M) {
 	case "echo":
 		netlab.Echo(os.Getenv("NAME"))
 	case "serve":
-		exitOn(runServe())
+		exitOn(runServe(os.Getenv("FAMILIES")))
 	case "dial":
-		exitOn(netlab.Dial(os.Getenv("PROTO"), os.Getenv("ADDR"), 24, 0, true))
+		n := 24
+		if v := os.Getenv("DIAL_N"); v != "" {
+			n, _ = strconv.Atoi(v)
+		}
+		exitOn(netlab.Dial(os.Getenv("PROTO"), os.Getenv("ADDR"), n, 0, true))
 	}
 	os.Exit(0)
 }
 
 func exitOn(err error) { netlab.ExitOn(err) }
 
-// runServe runs the proxy for one state until SIGTERM: web (TCP, with a
-// dead endpoint the proxy must retry past, NodePort 30080) and dns (UDP).
-func runServe() error {
-	web := proxytest.Svc("web", "10.96.0.10", 80, proxytest.NodePort(30080))
-	slice := proxytest.Slice("web", 8080, "10.244.1.2@"+proxytest.OtherNode, "10.244.2.3@"+proxytest.OtherNode)
-	dead := proxytest.Slice("web", 9, "10.244.2.3@"+proxytest.OtherNode)
-	dead.Name = "web-dead"
-	dns := proxytest.Svc("dns", "10.96.0.53", 53)
-	dns.Spec.Ports[0].Protocol = "UDP"
-	dnsSlice := proxytest.Slice("dns", 8080, "10.244.1.2@"+proxytest.OtherNode)
-	dnsSlice.Ports[0].Protocol = &dns.Spec.Ports[0].Protocol
-	snap := proxytest.Snapshot(proxy.IPv4, web, slice, dead, dns, dnsSlice)
-	snap.Node.IPs = []netip.Addr{netip.MustParseAddr("10.100.0.1")}
-	nft, err := NewNFT()
-	if err != nil {
-		return err
+// labAddrs are the lab's addresses of one family.
+type labAddrs struct {
+	web, dns, void, voidTCP, node, b1, b2 string
+}
+
+var lab = map[proxy.IPFamily]labAddrs{
+	proxy.IPv4: {web: "10.96.0.10", dns: "10.96.0.53", void: "10.96.0.99", voidTCP: "10.96.0.98",
+		node: "10.100.0.1", b1: "10.244.1.2", b2: "10.244.2.3"},
+	proxy.IPv6: {web: "fd00:96::10", dns: "fd00:96::53", void: "fd00:96::99", voidTCP: "fd00:96::98",
+		node: "fd00:100::1", b1: "fd00:244:1::2", b2: "fd00:244:2::3"},
+}
+
+// serveSnapshot is the served state of one family: web (TCP, with a dead
+// endpoint the proxy must retry past, NodePort 30080), dns (UDP), and two
+// ports without endpoints: void (UDP, NodePort 30053) and voidtcp (TCP,
+// NodePort 30081). The node has an address of each family, IPv4 first.
+func serveSnapshot(fam proxy.IPFamily) *proxy.Snapshot {
+	a := lab[fam]
+	snap := &proxy.Snapshot{Family: fam, Services: map[proxy.ServicePortName]*proxy.ServicePort{},
+		Endpoints: map[proxy.ServicePortName][]proxy.Endpoint{},
+		Node:      proxy.Node{Name: "node-a", IPs: []netip.Addr{netip.MustParseAddr(lab[proxy.IPv4].node), netip.MustParseAddr(lab[proxy.IPv6].node)}}}
+	add := func(name string, proto proxy.Protocol, vip string, port, np uint16, eps ...string) {
+		spn := proxy.ServicePortName{Namespace: "ns", Name: name, Port: "p", Protocol: proto}
+		snap.Services[spn] = &proxy.ServicePort{Name: spn, Protocol: proto, ClusterIP: netip.MustParseAddr(vip), Port: port, NodePort: np}
+		for _, ep := range eps {
+			ap := netip.MustParseAddrPort(ep)
+			snap.Endpoints[spn] = append(snap.Endpoints[spn], proxy.Endpoint{IP: ap.Addr(), Port: ap.Port(),
+				NodeName: "node-b", Ready: true, Serving: true})
+		}
 	}
-	p, err := NewProxier(Config{}, NewRedirector(nft), func() *proxy.Snapshot { return snap }, nil)
-	if err != nil {
-		return err
+	ep := func(ip string, port int) string {
+		return netip.AddrPortFrom(netip.MustParseAddr(ip), uint16(port)).String()
 	}
-	if err := p.SyncProxyRules(true); err != nil {
-		return err
+	add("web", proxy.TCP, a.web, 80, 30080, ep(a.b1, 8080), ep(a.b2, 8080), ep(a.b2, 9))
+	add("dns", proxy.UDP, a.dns, 53, 0, ep(a.b1, 8080))
+	add("void", proxy.UDP, a.void, 53, 30053)
+	add("voidtcp", proxy.TCP, a.voidTCP, 80, 30081)
+	return snap
+}
+
+// runServe runs one proxier per family in families ("4", "6" or "4,6";
+// default 4), each with its own table, until SIGTERM.
+func runServe(families string) error {
+	if families == "" {
+		families = "4"
+	}
+	var proxiers []*Proxier
+	defer func() {
+		for _, p := range proxiers {
+			p.Close()
+		}
+	}()
+	for _, f := range strings.Split(families, ",") {
+		fam := proxy.IPFamily(4)
+		if f == "6" {
+			fam = proxy.IPv6
+		}
+		snap := serveSnapshot(fam)
+		nft, err := NewNFT(fam)
+		if err != nil {
+			return err
+		}
+		p, err := NewProxier(Config{Family: fam}, NewRedirector(nft), func() *proxy.Snapshot { return snap }, nil)
+		if err != nil {
+			return err
+		}
+		proxiers = append(proxiers, p)
+		if err := p.SyncProxyRules(true); err != nil {
+			return fmt.Errorf("IPv%d: %w", fam, err)
+		}
 	}
 	fmt.Println("ready")
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, syscall.SIGTERM, os.Interrupt)
 	<-sig
-	p.Close()
 	return nil
 }

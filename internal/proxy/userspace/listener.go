@@ -32,16 +32,23 @@ type listener struct {
 func listen(name string, proto proxy.Protocol, addr netip.AddrPort, bal *balancer, cfg *Config) (*listener, error) {
 	l := &listener{name: name, bal: bal, dialTimeout: cfg.DialTimeout, udpIdle: cfg.UDPIdleTimeout,
 		sessions: map[netip.AddrPort]*udpSession{}}
+	// "tcp4"/"tcp6": a socket of addr's family only (an unspecified IPv4
+	// address on "tcp" would be a dual-stack IPv6 socket; an IPv6 one is
+	// IPV6_V6ONLY), so each family's proxier can bind the same port.
+	v := "4"
+	if !addr.Addr().Is4() {
+		v = "6"
+	}
 	var err error
 	switch proto {
 	case proxy.TCP:
-		l.tcp, err = net.ListenTCP("tcp", net.TCPAddrFromAddrPort(addr))
+		l.tcp, err = net.ListenTCP("tcp"+v, net.TCPAddrFromAddrPort(addr))
 		if err == nil {
 			l.wg.Add(1)
 			go l.serveTCP()
 		}
 	case proxy.UDP:
-		l.udp, err = net.ListenUDP("udp", net.UDPAddrFromAddrPort(addr))
+		l.udp, err = net.ListenUDP("udp"+v, net.UDPAddrFromAddrPort(addr))
 		if err == nil {
 			l.wg.Add(1)
 			go l.serveUDP()

@@ -24,8 +24,14 @@ type Config struct {
 	DialTimeout time.Duration
 	// UDPIdleTimeout ends a UDP flow without traffic (default 30s).
 	UDPIdleTimeout time.Duration
+	// Family is the IP family of the snapshots this proxier receives and of
+	// every socket it listens on (default: ListenAddr's family, else IPv4).
+	// A dual-stack node runs one proxier per family, each with its own
+	// table (NewNFT(Family)).
+	Family proxy.IPFamily
 	// ListenAddr is where ClusterIP and external listeners bind (default
-	// 0.0.0.0; the redirect rules send traffic there).
+	// 0.0.0.0, or :: for IPv6; the redirect rules send traffic there). It
+	// must be of Family.
 	ListenAddr netip.Addr
 }
 
@@ -39,9 +45,28 @@ func (c *Config) defaults() {
 	if c.UDPIdleTimeout == 0 {
 		c.UDPIdleTimeout = 30 * time.Second
 	}
+	if c.Family == 0 {
+		c.Family = proxy.IPv4
+		if c.ListenAddr.IsValid() {
+			c.Family = proxy.FamilyOf(c.ListenAddr)
+		}
+	}
 	if !c.ListenAddr.IsValid() {
 		c.ListenAddr = netip.IPv4Unspecified()
+		if c.Family == proxy.IPv6 {
+			c.ListenAddr = netip.IPv6Unspecified()
+		}
 	}
+}
+
+func (c *Config) validate() error {
+	if c.Family != proxy.IPv4 && c.Family != proxy.IPv6 {
+		return fmt.Errorf("unknown IP family %d", c.Family)
+	}
+	if proxy.FamilyOf(c.ListenAddr) != c.Family || c.ListenAddr.Is4In6() {
+		return fmt.Errorf("listen address %s is not of the proxier's family IPv%d", c.ListenAddr, c.Family)
+	}
+	return nil
 }
 
 // Listener kinds.
@@ -57,7 +82,9 @@ type SyncResult struct {
 	Full      bool
 	Listeners int
 	Portals   int
-	Duration  time.Duration
+	// Refusals are the reject and drop rules of ports without endpoints.
+	Refusals int
+	Duration time.Duration
 }
 
 // Proxier runs the listeners of every service port and keeps the redirect
@@ -79,12 +106,18 @@ type Proxier struct {
 type svcState struct {
 	svc       *proxy.ServicePort
 	listeners map[string]*listener
+	// pools are the kinds the port has and their current pools (also for
+	// kinds whose listener failed to open).
+	pools map[string]*pool
 }
 
 // NewProxier returns a Proxier; redirect may be nil (no redirect rules:
 // only NodePorts and listeners bound on ListenAddr are reachable).
 func NewProxier(cfg Config, redirect *Redirector, state func() *proxy.Snapshot, clk clock.PassiveClock) (*Proxier, error) {
 	cfg.defaults()
+	if err := cfg.validate(); err != nil {
+		return nil, err
+	}
 	if _, err := scheduler.New(cfg.Scheduler, nil); err != nil {
 		return nil, err
 	}
@@ -102,6 +135,9 @@ func (p *Proxier) SyncProxyRules(full bool) error {
 	defer p.mu.Unlock()
 	start := p.clock.Now()
 	snap := p.state()
+	if snap.Family != 0 && snap.Family != p.cfg.Family {
+		return fmt.Errorf("the IPv%d userspace proxier received an IPv%d snapshot", p.cfg.Family, snap.Family)
+	}
 	var errs []error
 	for name, st := range p.services {
 		if svc := snap.Services[name]; svc == nil || !sameShape(st.svc, svc) {
@@ -110,6 +146,7 @@ func (p *Proxier) SyncProxyRules(full bool) error {
 		}
 	}
 	var portals []Portal
+	var refusals []Refusal
 	res := SyncResult{Full: full}
 	for name, svc := range snap.Services {
 		st, err := p.syncService(svc, snap.Endpoints[name], snap.Node)
@@ -120,17 +157,18 @@ func (p *Proxier) SyncProxyRules(full bool) error {
 			continue
 		}
 		res.Listeners += len(st.listeners)
-		portals = append(portals, st.portals()...)
+		pt, rf := st.rules(p.cfg.Family)
+		portals, refusals = append(portals, pt...), append(refusals, rf...)
 	}
-	res.Portals = len(portals)
+	res.Portals, res.Refusals = len(portals), len(refusals)
 	if p.redirect != nil {
-		errs = append(errs, p.redirect.Sync(context.Background(), portals))
+		errs = append(errs, p.redirect.Sync(context.Background(), portals, refusals))
 	}
 	err := errors.Join(errs...)
 	res.Duration = p.clock.Since(start)
 	prev := p.lastSnap
 	p.lastSnap = snap
-	klog.V(2).InfoS("Synced userspace proxy", "listeners", res.Listeners, "portals", res.Portals, "elapsed", res.Duration, "err", err)
+	klog.V(2).InfoS("Synced userspace proxy", "listeners", res.Listeners, "portals", res.Portals, "refusals", res.Refusals, "elapsed", res.Duration, "err", err)
 	if p.OnSynced != nil {
 		p.OnSynced(res, prev, snap, err)
 	}
@@ -169,6 +207,7 @@ func (p *Proxier) syncService(svc *proxy.ServicePort, eps []proxy.Endpoint, node
 	st.svc = svc
 	internal, external, vi, ve := pools(svc, eps, node)
 	want := map[string]*pool{}
+	st.pools = want
 	old := func(kind string) *pool {
 		if l := st.listeners[kind]; l != nil {
 			return l.bal.pool.Load()
@@ -202,8 +241,10 @@ func (p *Proxier) syncService(svc *proxy.ServicePort, eps []proxy.Endpoint, node
 }
 
 // open starts a listener: NodePorts on the node port of the node's
-// primary address (never loopback; ListenAddr when it is set), the others
-// on a free port of ListenAddr.
+// primary address of the proxier's family (never loopback; ListenAddr when
+// it is set or the node has no address of the family), the others on a
+// free port of ListenAddr. Sockets are of the family only (IPv6 ones are
+// IPV6_V6ONLY), so the IPv4 and IPv6 proxiers can hold the same NodePort.
 func (p *Proxier) open(svc *proxy.ServicePort, kind string, pl *pool, node proxy.Node) (*listener, error) {
 	sched, _ := scheduler.New(p.cfg.Scheduler, p.clock)
 	bal := &balancer{sched: sched, dest: svc.ClusterIP}
@@ -214,27 +255,63 @@ func (p *Proxier) open(svc *proxy.ServicePort, kind string, pl *pool, node proxy
 	addr := netip.AddrPortFrom(p.cfg.ListenAddr, 0)
 	if kind == kindNodePort {
 		addr = netip.AddrPortFrom(p.cfg.ListenAddr, svc.NodePort)
-		if len(node.IPs) > 0 && p.cfg.ListenAddr.IsUnspecified() {
-			addr = netip.AddrPortFrom(node.IPs[0], svc.NodePort)
+		if ip, ok := nodeIP(node, p.cfg.Family); ok && p.cfg.ListenAddr.IsUnspecified() {
+			addr = netip.AddrPortFrom(ip, svc.NodePort)
 		}
 	}
 	return listen(svc.Name.String()+"/"+kind, svc.Protocol, addr, bal, &p.cfg)
 }
 
-// portals are the redirects to a service port's listeners.
-func (st *svcState) portals() []Portal {
-	var out []Portal
+// nodeIP is the node's first address of the family (not loopback).
+func nodeIP(node proxy.Node, fam proxy.IPFamily) (netip.Addr, bool) {
+	for _, ip := range node.IPs {
+		if proxy.FamilyOf(ip) == fam && !ip.IsLoopback() && !ip.Is4In6() {
+			return ip, true
+		}
+	}
+	return netip.Addr{}, false
+}
+
+// rules are a service port's redirects to its listeners, for the kinds
+// with endpoints, and the refusals of the kinds without: those are not
+// redirected, so the table rejects (no endpoints at all) or drops (none
+// for the traffic policy) them as the kernel modes do. Listeners stay
+// open while a port has no endpoints (the port keeps its listener port
+// and its NodePort); what reaches them directly is reset (TCP) or
+// dropped (UDP). Addresses of another family are skipped.
+func (st *svcState) rules(fam proxy.IPFamily) ([]Portal, []Refusal) {
+	var portals []Portal
+	var refusals []Refusal
+	svc := st.svc
 	add := func(kind string, ips ...netip.Addr) {
-		if l := st.listeners[kind]; l != nil {
-			for _, ip := range ips {
-				out = append(out, Portal{Dst: ip, Proto: st.svc.Protocol, Port: st.svc.Port, To: l.port()})
+		pl := st.pools[kind]
+		if pl == nil {
+			return
+		}
+		port := svc.Port
+		if kind == kindNodePort {
+			port = svc.NodePort
+			ips = []netip.Addr{netip.IPv4Unspecified()}
+			if fam == proxy.IPv6 {
+				ips = []netip.Addr{netip.IPv6Unspecified()}
+			}
+		}
+		for _, ip := range ips {
+			switch {
+			case !ip.IsValid() || proxy.FamilyOf(ip) != fam || ip.Is4In6():
+			case len(pl.backends) == 0:
+				refusals = append(refusals, Refusal{Dst: ip, Proto: svc.Protocol, Port: port, Drop: pl.verdict == verdictDrop})
+			case kind == kindNodePort: // bound directly
+			case st.listeners[kind] != nil:
+				portals = append(portals, Portal{Dst: ip, Proto: svc.Protocol, Port: svc.Port, To: st.listeners[kind].port()})
 			}
 		}
 	}
-	add(kindCluster, st.svc.ClusterIP)
-	add(kindExternal, st.svc.ExternalIPs...)
-	add(kindLB, st.svc.LoadBalancerVIPs...)
-	return out
+	add(kindCluster, svc.ClusterIP)
+	add(kindExternal, svc.ExternalIPs...)
+	add(kindLB, svc.LoadBalancerVIPs...)
+	add(kindNodePort)
+	return portals, refusals
 }
 
 func (st *svcState) close() {

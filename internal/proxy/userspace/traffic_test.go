@@ -15,9 +15,12 @@ import (
 )
 
 // backend is a loopback TCP (and UDP) server answering its name.
-func backend(t *testing.T, name string) netip.AddrPort {
+func backend(t *testing.T, name string) netip.AddrPort { return backendOn(t, "127.0.0.1", name) }
+
+// backendOn is a TCP (and UDP) server on host answering its name.
+func backendOn(t *testing.T, host, name string) netip.AddrPort {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	l, err := net.Listen("tcp", net.JoinHostPort(host, "0"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,9 +66,20 @@ func deadPort(t *testing.T) netip.AddrPort {
 }
 
 func snapOf(proto proxy.Protocol, sticky int, eps ...netip.AddrPort) *proxy.Snapshot {
+	s := snapAt("10.96.0.10", proto, 0, eps...)
+	for _, svc := range s.Services {
+		svc.StickyMaxAgeSeconds = sticky
+	}
+	return s
+}
+
+// snapAt is one service port "web" on clusterIP:80 (the snapshot's family
+// is clusterIP's) with a NodePort when np > 0.
+func snapAt(clusterIP string, proto proxy.Protocol, np uint16, eps ...netip.AddrPort) *proxy.Snapshot {
 	name := proxy.ServicePortName{Namespace: "ns", Name: "web", Port: "p", Protocol: proto}
-	s := &proxy.Snapshot{Family: proxy.IPv4, Services: map[proxy.ServicePortName]*proxy.ServicePort{
-		name: {Name: name, Protocol: proto, ClusterIP: netip.MustParseAddr("10.96.0.10"), Port: 80, StickyMaxAgeSeconds: sticky}},
+	vip := netip.MustParseAddr(clusterIP)
+	s := &proxy.Snapshot{Family: proxy.FamilyOf(vip), Services: map[proxy.ServicePortName]*proxy.ServicePort{
+		name: {Name: name, Protocol: proto, ClusterIP: vip, Port: 80, NodePort: np}},
 		Endpoints: map[proxy.ServicePortName][]proxy.Endpoint{}}
 	for _, ep := range eps {
 		s.Endpoints[name] = append(s.Endpoints[name], proxy.Endpoint{IP: ep.Addr(), Port: ep.Port(), Ready: true, Serving: true})
@@ -82,7 +96,13 @@ func listenerPort(p *Proxier, proto proxy.Protocol) uint16 {
 // so a refusal may surface from Dial as well as from the read.
 func ask(t *testing.T, port uint16) string {
 	t.Helper()
-	c, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port))
+	return askAt(t, fmt.Sprintf("127.0.0.1:%d", port))
+}
+
+// askAt is ask for any address.
+func askAt(t *testing.T, addr string) string {
+	t.Helper()
+	c, err := net.Dial("tcp", addr)
 	if err != nil {
 		return "error: " + err.Error()
 	}
