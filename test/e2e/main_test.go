@@ -14,12 +14,23 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/svcplane/svcplane/internal/proxy/proxytest/netlab"
 )
 
 // bin is the svcplane binary built once for the package.
 var bin string
 
 func TestMain(m *testing.M) {
+	if role := os.Getenv(netlab.RoleEnv); role != "" { // re-executed in a lab namespace
+		switch role {
+		case "echo":
+			netlab.Echo(os.Getenv("NAME"))
+		case "dial":
+			netlab.ExitOn(netlab.DialFromEnv())
+		}
+		os.Exit(0)
+	}
 	dir, err := os.MkdirTemp("", "svcplane-e2e-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
