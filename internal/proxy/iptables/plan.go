@@ -3,7 +3,9 @@ package iptables
 import (
 	"fmt"
 	"net/netip"
+	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/svcplane/svcplane/internal/proxy"
 	"github.com/svcplane/svcplane/internal/proxy/iptables/iptext"
@@ -30,31 +32,52 @@ func Plan(cfg *Config, snap *proxy.Snapshot) *Ruleset { return PlanFrom(cfg, sna
 // port, its endpoints and the node are unchanged (prev may be nil). The
 // result equals Plan's.
 func PlanFrom(cfg *Config, snap *proxy.Snapshot, prev *Ruleset) *Ruleset {
+	return planFrom(cfg, snap, prev, nil)
+}
+
+// planFrom is PlanFrom; with changed non-nil, prev must be the plan of the
+// snapshot before snap and changed its ChangeSet: the ports it does not
+// name are reused from prev without comparing them.
+func planFrom(cfg *Config, snap *proxy.Snapshot, prev *Ruleset, changed map[proxy.ServicePortName]struct{}) *Ruleset {
 	total := 0
 	for _, eps := range snap.Endpoints {
 		total += len(eps)
 	}
 	p := &planner{cfg: cfg, node: snap.Node, comments: total <= largeClusterEndpoints}
-	rs := &Ruleset{shared: newChainSet(), services: make(map[string]*svcRules, len(snap.Services)),
+	rs := &Ruleset{shared: newChainSet(), services: make(map[proxy.ServicePortName]*svcRules, len(snap.Services)),
 		comments: p.comments, node: snap.Node}
 	if prev != nil && (prev.comments != p.comments || !sameNode(prev.node, snap.Node)) {
 		prev = nil
 	}
+	known := 0 // ports prev has too: when all are, prev's order still holds
 	for name, svc := range snap.Services {
-		key := name.String()
 		eps := snap.Endpoints[name]
 		if prev != nil {
-			if old := prev.services[key]; old != nil && sameServicePort(old.svc, svc) && sameEndpoints(old.eps, eps) {
-				rs.services[key] = old
-				continue
+			if old := prev.services[name]; old != nil {
+				known++
+				_, maybe := changed[name]
+				if (changed != nil && !maybe) || (sameServicePort(old.svc, svc) && sameEndpoints(old.eps, eps)) {
+					rs.services[name] = old
+					continue
+				}
 			}
 		}
-		s := &svcRules{svc: svc, eps: eps, own: newChainSet()}
+		s := &svcRules{key: name.String(), svc: svc, eps: eps, own: newChainSet()}
 		p.r = s
 		p.servicePort(svc, eps)
-		rs.services[key] = s
+		rs.services[name] = s
 	}
-	rs.order = sortedKeys(rs.services)
+	if prev != nil && known == len(prev.services) && known == len(rs.services) {
+		rs.order = prev.order
+	} else {
+		rs.order = make([]proxy.ServicePortName, 0, len(rs.services))
+		for name := range rs.services {
+			rs.order = append(rs.order, name)
+		}
+		slices.SortFunc(rs.order, func(a, b proxy.ServicePortName) int {
+			return strings.Compare(rs.services[a].key, rs.services[b].key)
+		})
+	}
 	head, tail := newChainSet(), newChainSet()
 	p.r = head
 	p.base()
@@ -70,8 +93,8 @@ func PlanFrom(cfg *Config, snap *proxy.Snapshot, prev *Ruleset) *Ruleset {
 			}
 		}
 	}
-	for _, key := range rs.order {
-		for _, r := range rs.services[key].shared {
+	for _, name := range rs.order {
+		for _, r := range rs.services[name].shared {
 			rs.shared.declare(r.table, r.chain)
 			rs.shared[r.table][r.chain] = append(rs.shared[r.table][r.chain], r.rule)
 		}

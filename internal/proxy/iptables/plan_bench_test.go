@@ -1,7 +1,9 @@
 package iptables
 
 import (
+	"maps"
 	"net/netip"
+	"slices"
 	"strconv"
 	"testing"
 
@@ -51,5 +53,24 @@ func BenchmarkDiffAndWriteFull5000x10(b *testing.B) {
 	cur := Plan(&Config{Family: proxy.IPv4}, snap)
 	for b.Loop() {
 		diffRulesets(nil, cur, nil).texts(0)
+	}
+}
+
+// BenchmarkSyncPlanOneChange5000x10 is what a partial sync plans: one
+// endpoint changed, named by the snapshot's ChangeSet.
+func BenchmarkSyncPlanOneChange5000x10(b *testing.B) {
+	snap := syntheticSnapshot(5000, 10)
+	cfg := &Config{Family: proxy.IPv4}
+	prev := Plan(cfg, snap)
+	name := proxy.ServicePortName{Namespace: "bench", Name: "svc-0", Port: "http", Protocol: proxy.TCP}
+	next := *snap
+	next.Endpoints = maps.Clone(snap.Endpoints)
+	eps := slices.Clone(next.Endpoints[name])
+	eps[0].IP = netip.MustParseAddr("10.127.0.1")
+	next.Endpoints[name] = eps
+	next.Changes = &proxy.ChangeSet{Ports: map[proxy.ServicePortName]struct{}{name: {}}}
+	for b.Loop() {
+		cur := planFrom(cfg, &next, prev, next.Changes.Ports)
+		diffRulesets(prev, cur, nil).texts(nftChunkChains)
 	}
 }

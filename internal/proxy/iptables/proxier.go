@@ -3,6 +3,7 @@ package iptables
 import (
 	"context"
 	"fmt"
+	"runtime/debug"
 	"sync"
 	"time"
 
@@ -110,7 +111,15 @@ func (p *Proxier) SyncProxyRules(full bool) error {
 	start := p.clock.Now()
 	ctx := context.Background()
 	snap := p.state()
-	desired := PlanFrom(&p.cfg, snap, p.installed)
+	var changed map[proxy.ServicePortName]struct{}
+	if snap.Changes != nil && p.installed != nil {
+		// p.installed is the plan of the snapshot before this one.
+		changed = snap.Changes.Ports
+		if changed == nil {
+			changed = map[proxy.ServicePortName]struct{}{}
+		}
+	}
+	desired := planFrom(&p.cfg, snap, p.installed, changed)
 	res := SyncResult{Full: full || p.installed == nil}
 	prev := p.installed
 	var stale map[Table][]string
@@ -138,6 +147,12 @@ func (p *Proxier) SyncProxyRules(full bool) error {
 	res.Duration = p.clock.Since(start)
 	prevSnap := p.lastSnap
 	p.installed, p.lastSnap = desired, snap
+	if res.Full {
+		// A full sync's garbage (the previous plan, megabytes of restore
+		// text) dwarfs what the proxy keeps: collect it now, at a quiet
+		// moment, rather than during the next partial sync.
+		debug.FreeOSMemory()
+	}
 	klog.V(2).InfoS("Synced iptables rules", "full", res.Full, "changes", res.Changes, "bytes", res.RestoreBytes, "elapsed", res.Duration)
 	if p.OnSynced != nil {
 		p.OnSynced(res, prevSnap, snap, nil)

@@ -208,6 +208,28 @@ func TestChunkedAndReusedPlansMatch(t *testing.T) {
 	}
 }
 
+// A partial sync whose service chains fit in one chunk is one restore
+// (one kernel commit), chunked or not.
+func TestSmallPartialSyncIsOneRestore(t *testing.T) {
+	fake := NewFake()
+	snap := webSnap("10.244.1.2", "10.244.2.3")
+	p := newTestProxier(Config{Family: proxy.IPv4}, fake, &snap)
+	p.ChunkChains = nftChunkChains
+	if err := p.SyncProxyRules(true); err != nil {
+		t.Fatal(err)
+	}
+	for i, s := range []*proxy.Snapshot{webSnap("10.244.1.2"), webSnap(), webSnap("10.244.2.3")} {
+		before := len(fake.Restores)
+		snap = s
+		if err := p.SyncProxyRules(false); err != nil {
+			t.Fatal(err)
+		}
+		if n := len(fake.Restores) - before; n != 1 {
+			t.Errorf("partial sync %d: %d restores, want 1:\n%s", i, n, fake.Restores[before:])
+		}
+	}
+}
+
 // Monitor checks the canary on every tick of the (fake) clock.
 func TestMonitorResyncsAfterAFlush(t *testing.T) {
 	fake := NewFake()

@@ -52,6 +52,7 @@ type sink interface {
 // its rules in the shared chains. It is reused across syncs while the
 // service port, its endpoints and the node stay the same.
 type svcRules struct {
+	key string // the port's name as a string: the sort key
 	svc *proxy.ServicePort
 	eps []proxy.Endpoint
 	own chainSet
@@ -85,8 +86,8 @@ func (s *svcRules) add(t Table, chain string, words ...string) {
 // and the Proxier diffs; building it does no I/O.
 type Ruleset struct {
 	shared   chainSet
-	services map[string]*svcRules
-	order    []string // service keys, sorted
+	services map[proxy.ServicePortName]*svcRules
+	order    []proxy.ServicePortName // sorted by key
 	comments bool
 	node     proxy.Node
 	// fixed holds the shared chains' rules no Service owns (fixedKey):
