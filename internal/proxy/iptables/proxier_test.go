@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -228,6 +229,66 @@ func TestSmallPartialSyncIsOneRestore(t *testing.T) {
 			t.Errorf("partial sync %d: %d restores, want 1:\n%s", i, n, fake.Restores[before:])
 		}
 	}
+}
+
+// Partial syncs of snapshots carrying a ChangeSet (the tracker's) leave
+// the tables a full sync of the same state leaves; the ports the set does
+// not name are reused, not re-planned.
+func TestChangeSetPartialSyncsMatchFullSyncs(t *testing.T) {
+	web := proxy.ServicePortName{Namespace: "ns", Name: "web", Port: "p", Protocol: proxy.TCP}
+	withChanges := func(s *proxy.Snapshot, names ...proxy.ServicePortName) *proxy.Snapshot {
+		s.Changes = &proxy.ChangeSet{Ports: map[proxy.ServicePortName]struct{}{}}
+		for _, n := range names {
+			s.Changes.Ports[n] = struct{}{}
+		}
+		return s
+	}
+	if _, ok := webSnap().Services[web]; !ok {
+		t.Fatalf("the web port is not named %v: %v", web, webSnap().Services)
+	}
+	fake := NewFake()
+	snap := webSnap("10.244.1.2", "10.244.2.3")
+	p := newTestProxier(Config{Family: proxy.IPv4}, fake, &snap)
+	if err := p.SyncProxyRules(true); err != nil {
+		t.Fatal(err)
+	}
+	other := p.installed.services[proxy.ServicePortName{Namespace: "ns", Name: "other", Port: "p", Protocol: proxy.TCP}]
+	for i, next := range []*proxy.Snapshot{
+		withChanges(webSnap("10.244.1.2"), web), withChanges(webSnap(), web),
+		withChanges(webSnap("10.244.2.3", "10.244.1.2"), web), withChanges(webSnap("10.244.2.3", "10.244.1.2")),
+	} {
+		snap = next
+		if err := p.SyncProxyRules(false); err != nil {
+			t.Fatal(err)
+		}
+		want := NewFake()
+		wantSnap := next
+		if err := newTestProxier(Config{Family: proxy.IPv4}, want, &wantSnap).SyncProxyRules(true); err != nil {
+			t.Fatal(err)
+		}
+		if got, w := serviceRulesSorted(fake.Dump()), serviceRulesSorted(want.Dump()); got != w {
+			t.Errorf("step %d: partial syncs left\n%s\nwant\n%s", i, got, w)
+		}
+		if p.installed.services[proxy.ServicePortName{Namespace: "ns", Name: "other", Port: "p", Protocol: proxy.TCP}] != other {
+			t.Errorf("step %d: the unchanged port was planned again", i)
+		}
+	}
+}
+
+// serviceRulesSorted moves the Services' rules of the shared chains, whose
+// order among themselves does not matter (partial syncs insert them at the
+// top), to the end of the dump in sorted order.
+func serviceRulesSorted(dump string) string {
+	var kept, moved []string
+	for _, l := range strings.Split(dump, "\n") {
+		if strings.HasPrefix(l, "-A KUBE-SERVICES ") && strings.Contains(l, `--comment "ns/`) {
+			moved = append(moved, l)
+			continue
+		}
+		kept = append(kept, l)
+	}
+	slices.Sort(moved)
+	return strings.Join(append(kept, moved...), "\n")
 }
 
 // Monitor checks the canary on every tick of the (fake) clock.
