@@ -24,7 +24,9 @@ var builtinTargets = []string{"ACCEPT", "DROP", "RETURN", "REJECT", "DNAT", "SNA
 // Fake is an in-memory Interface. It enforces what the real tools
 // refuse: rules in unknown tables or chains, jumps to missing chains,
 // deleting builtin, non-empty or referenced chains, deleting rules that do
-// not exist, tables left without COMMIT. A failed restore changes nothing.
+// not exist, tables left without COMMIT. Each COMMIT is applied when it is
+// reached, as the real tools do: a restore failing in a later section
+// keeps what the earlier ones wrote.
 type Fake struct {
 	mu     sync.Mutex
 	tables map[Table]*fakeTable
@@ -80,7 +82,6 @@ func (f *Fake) Restore(_ context.Context, data []byte) error {
 	if err != nil {
 		return err
 	}
-	staged := map[Table]*fakeTable{}
 	var cur *fakeTable
 	var curName Table
 	for _, l := range lines {
@@ -98,7 +99,7 @@ func (f *Fake) Restore(_ context.Context, data []byte) error {
 			if cur == nil {
 				return fmt.Errorf("COMMIT outside a table")
 			}
-			staged[curName], cur = cur, nil
+			f.tables[curName], cur = cur, nil // each COMMIT is its own transaction
 		case "chain":
 			if cur == nil {
 				return fmt.Errorf("chain %s outside a table", l.Chain)
@@ -118,9 +119,6 @@ func (f *Fake) Restore(_ context.Context, data []byte) error {
 	}
 	if cur != nil {
 		return fmt.Errorf("table %s: missing COMMIT", curName)
-	}
-	for name, t := range staged {
-		f.tables[name] = t
 	}
 	return nil
 }

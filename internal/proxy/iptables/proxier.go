@@ -1,6 +1,7 @@
 package iptables
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"runtime/debug"
@@ -138,9 +139,11 @@ func (p *Proxier) SyncProxyRules(full bool) error {
 	if len(stale[TableNAT]) > 0 || (res.Full && p.installed != nil) {
 		chunk *= 4 // rewriting existing chains: each restore's fixed cost dominates
 	}
-	for _, text := range rp.texts(chunk) {
-		res.RestoreBytes += len(text)
-		if err := p.ipt.Restore(ctx, text); err != nil {
+	// One process reads every chunk: each COMMIT is its own transaction,
+	// and the tool starts (and reads the kernel's state) once.
+	if input := bytes.Join(rp.texts(chunk), nil); len(input) > 0 {
+		res.RestoreBytes = len(input)
+		if err := p.ipt.Restore(ctx, input); err != nil {
 			return p.failed(res, snap, fmt.Errorf("iptables-restore (full=%v): %w", res.Full, err))
 		}
 	}

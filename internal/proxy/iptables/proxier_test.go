@@ -185,8 +185,15 @@ func TestChunkedAndReusedPlansMatch(t *testing.T) {
 			}
 			dumps = append(dumps, fake.Dump())
 		}
-		if chunk > 0 && len(fake.Restores) <= len(states) {
-			t.Errorf("chunk %d: want more restores than syncs, got %d", chunk, len(fake.Restores))
+		commits := 0
+		for _, r := range fake.Restores {
+			commits += strings.Count(string(r), "*nat\n")
+		}
+		if chunk > 0 && commits <= len(states) {
+			t.Errorf("chunk %d: want more nat transactions than syncs, got %d", chunk, commits)
+		}
+		if len(fake.Restores) != len(states) {
+			t.Errorf("chunk %d: %d restores for %d syncs, want one each", chunk, len(fake.Restores), len(states))
 		}
 		return dumps
 	}
@@ -209,9 +216,9 @@ func TestChunkedAndReusedPlansMatch(t *testing.T) {
 	}
 }
 
-// A partial sync whose service chains fit in one chunk is one restore
-// (one kernel commit), chunked or not.
-func TestSmallPartialSyncIsOneRestore(t *testing.T) {
+// A partial sync whose service chains fit in one chunk is one nat
+// transaction (one kernel commit), chunked or not.
+func TestSmallPartialSyncIsOneTransaction(t *testing.T) {
 	fake := NewFake()
 	snap := webSnap("10.244.1.2", "10.244.2.3")
 	p := newTestProxier(Config{Family: proxy.IPv4}, fake, &snap)
@@ -226,7 +233,10 @@ func TestSmallPartialSyncIsOneRestore(t *testing.T) {
 			t.Fatal(err)
 		}
 		if n := len(fake.Restores) - before; n != 1 {
-			t.Errorf("partial sync %d: %d restores, want 1:\n%s", i, n, fake.Restores[before:])
+			t.Fatalf("partial sync %d: %d restores, want 1", i, n)
+		}
+		if in := string(fake.Restores[before]); strings.Count(in, "*nat\n") != 1 {
+			t.Errorf("partial sync %d: want one nat transaction:\n%s", i, in)
 		}
 	}
 }
