@@ -64,7 +64,7 @@ func newBenchServicesCommand() *cobra.Command {
 	cmd.Flags().BoolVar(&protobuf, "protobuf", true, "Talk protobuf, as client-go programs of core types usually do (false: JSON, as kubectl).")
 	cmd.Flags().BoolVar(&headless, "headless", false, "Create headless Services (no ClusterIP) for comparison.")
 	cmd.Flags().StringVar(&kubeconfig, "kubeconfig", "", "Run against this running server instead of starting a fresh one (its default namespace must have no bench-* Services).")
-	cmd.Flags().StringSliceVar(&extra, "server-arg", nil, "Extra flag for the server (repeatable), e.g. --server-arg=--service-ip-allocator=bitmap.")
+	cmd.Flags().StringArrayVar(&extra, "server-arg", nil, "Extra flag for the server (repeatable; not split at commas), e.g. --server-arg=--service-ip-allocator=bitmap.")
 	return cmd
 }
 

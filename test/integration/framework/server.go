@@ -22,6 +22,8 @@ type Server struct {
 	Client kubernetes.Interface
 	stop   context.CancelFunc
 	done   chan error
+	// ownDir is the temporary data directory Start made, removed by Stop.
+	ownDir string
 }
 
 // Options are the server options a test may change.
@@ -33,12 +35,13 @@ func Start(dataDir string) (*Server, error) { return StartWith(dataDir, nil) }
 
 // StartWith is Start with a function that adjusts the options.
 func StartWith(dataDir string, adjust func(*Options)) (*Server, error) {
+	ownDir := ""
 	if dataDir == "" {
 		d, err := os.MkdirTemp("", "svcplane-it-")
 		if err != nil {
 			return nil, err
 		}
-		dataDir = d
+		dataDir, ownDir = d, d
 	}
 	o := apiserver.NewOptions()
 	o.DataDir, o.SecurePort, o.BindAddress = dataDir, 0, "127.0.0.1"
@@ -49,9 +52,12 @@ func StartWith(dataDir string, adjust func(*Options)) (*Server, error) {
 	s, err := apiserver.New(ctx, o)
 	if err != nil {
 		cancel()
+		if ownDir != "" {
+			_ = os.RemoveAll(ownDir)
+		}
 		return nil, err
 	}
-	ts := &Server{Server: s, stop: cancel, done: make(chan error, 1)}
+	ts := &Server{Server: s, stop: cancel, done: make(chan error, 1), ownDir: ownDir}
 	go func() { ts.done <- s.Run(ctx) }()
 	if ts.Config, err = clientcmd.BuildConfigFromFlags("", s.Kubeconfig); err != nil {
 		ts.Stop()
@@ -88,11 +94,15 @@ func (s *Server) waitReady(timeout time.Duration) error {
 	return fmt.Errorf("not ready after %s: %v", timeout, last)
 }
 
-// Stop shuts the server down and waits for it.
+// Stop shuts the server down, waits for it and removes the data
+// directory Start made (one it was given stays).
 func (s *Server) Stop() error {
 	s.stop()
 	select {
 	case err := <-s.done:
+		if s.ownDir != "" {
+			_ = os.RemoveAll(s.ownDir)
+		}
 		return err
 	case <-time.After(60 * time.Second):
 		return fmt.Errorf("server did not stop within 60s")
