@@ -10,6 +10,7 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
@@ -161,7 +162,12 @@ func Run(ctx context.Context, cfg *rest.Config, conf Config, controllers []Contr
 	if len(controllers) == 0 {
 		return nil
 	}
-	client, err := kubernetes.NewForConfig(cfg)
+	// The typed client speaks protobuf, as kube-controller-manager's
+	// (--kube-api-content-type); the dynamic and metadata clients need JSON.
+	pcfg := rest.CopyConfig(cfg)
+	pcfg.ContentType = runtime.ContentTypeProtobuf
+	pcfg.AcceptContentTypes = runtime.ContentTypeProtobuf + "," + runtime.ContentTypeJSON
+	client, err := kubernetes.NewForConfig(pcfg)
 	if err != nil {
 		return err
 	}
