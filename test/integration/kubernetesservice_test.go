@@ -17,7 +17,8 @@ import (
 // server advertising a non-loopback address (nothing connects to it), the
 // Service's return after a delete, and the endpoint's removal at shutdown.
 func TestKubernetesService(t *testing.T) {
-	s, err := framework.StartWith("", func(o *framework.Options) {
+	dir := t.TempDir() // kept across the restart below
+	s, err := framework.StartWith(dir, func(o *framework.Options) {
 		o.AdvertiseAddress = "10.203.9.1"
 		o.KubernetesServiceNodePort = 30443
 	})
@@ -54,7 +55,6 @@ func TestKubernetesService(t *testing.T) {
 
 	// A graceful stop removes this (last) server's address; a server
 	// restarted on the same data dir reads what was left.
-	dir := s.Options.DataDir
 	noErr(t, s.Stop())
 	s2, err := framework.StartWith(dir, nil) // same data dir: the embedded etcd comes back with the data
 	if err != nil {

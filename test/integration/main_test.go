@@ -29,6 +29,5 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, "stopping server:", err)
 		code = 1
 	}
-	os.RemoveAll(s.Options.DataDir)
 	os.Exit(code)
 }
