@@ -14,7 +14,6 @@ import (
 
 	"github.com/svcplane/svcplane/internal/proxy"
 	"github.com/svcplane/svcplane/internal/proxy/iptables"
-	"github.com/svcplane/svcplane/internal/proxy/nftables"
 )
 
 // modeOptions are the settings only the iptables, ipvs and userspace
@@ -32,9 +31,9 @@ func addModeFlags(f *pflag.FlagSet, o *proxyOptions) {
 	f.DurationVar(&o.modes.canaryInterval, "iptables-canary-interval", o.modes.canaryInterval, "iptables mode: how often the canary chains are checked for a flush.")
 }
 
-// modeConfig is one family's settings every mode reads. It is the
-// nftables backend's Config; the iptables backend's has the same fields.
-type modeConfig = nftables.Config
+// modeConfig is one family's settings every mode reads (the nftables and
+// iptables backends' Config).
+type modeConfig = proxy.RulesConfig
 
 // backendFactory picks the mode's backend. The ipvs mode falls back to the
 // iptables mode, once for all families, when the kernel has no IPVS.
@@ -64,7 +63,7 @@ func (o *proxyOptions) iptablesBackend(fam proxy.IPFamily, cfg modeConfig, state
 	if err != nil {
 		return familyBackend{}, err
 	}
-	p := iptables.NewProxier(iptables.Config(cfg), ipt, state, nil)
+	p := iptables.NewProxier(cfg, ipt, state, nil)
 	p.OnSynced = func(res iptables.SyncResult, _, cur *proxy.Snapshot, err error) {
 		report(familyReport{full: res.Full, changes: res.Changes, duration: res.Duration, cur: cur, err: err})
 	}

@@ -238,7 +238,7 @@ func (o *proxyOptions) nftablesBackend(fam proxy.IPFamily, cfg modeConfig, state
 	if err != nil {
 		return familyBackend{}, fmt.Errorf("nftables for IPv%d: %w", fam, err)
 	}
-	p := nftables.NewProxier(nftables.Config(cfg), nft, state)
+	p := nftables.NewProxier(cfg, nft, state)
 	p.OnSynced = func(res nftables.SyncResult, _, cur *proxy.Snapshot, err error) {
 		report(familyReport{full: res.Full, changes: res.Changes, duration: res.Duration, cur: cur, err: err})
 	}

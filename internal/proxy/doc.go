@@ -1,6 +1,8 @@
 // Package proxy holds the slim, API-free types the service proxy works on
 // (ServicePortName, ServicePort, Endpoint, Node, Snapshot) and endpoint
-// selection (CategorizeEndpoints) with kube-proxy's semantics.
+// selection (CategorizeEndpoints) with kube-proxy's semantics, and
+// RulesConfig, the per-family settings the nftables and iptables backends
+// share.
 //
 // Guarantees: nothing in this package or below the tracker imports
 // Kubernetes API types; a Snapshot is immutable once built, so backends may

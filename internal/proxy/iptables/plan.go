@@ -126,7 +126,7 @@ func (p *planner) base() {
 		r.declare(TableNAT, c)
 	}
 	r.declare(TableMangle, ChainCanary)
-	mark, markMask := p.cfg.markMasq()
+	mark, markMask := markMasq(p.cfg)
 	r.add(TableFilter, chainForward, "-m conntrack --ctstate INVALID -j DROP")
 	r.add(TableFilter, chainForward, comment("kubernetes forwarding rules"), "-m mark --mark", markMask, "-j ACCEPT")
 	r.add(TableFilter, chainForward, comment("kubernetes forwarding conntrack rule"), "-m conntrack --ctstate RELATED,ESTABLISHED -j ACCEPT")
@@ -157,7 +157,7 @@ func (p *planner) nodePortDests() []string {
 		}
 	}
 	if len(p.cfg.NodePortAddresses) == 0 && !p.cfg.NodePortPrimary {
-		out = append(out, "-m addrtype --dst-type LOCAL ! -d "+p.cfg.loopback())
+		out = append(out, "-m addrtype --dst-type LOCAL ! -d "+p.cfg.Loopback().String())
 	}
 	return out
 }

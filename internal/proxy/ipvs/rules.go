@@ -15,15 +15,9 @@ import (
 func iptablesRules(cfg *Config, jumps bool) string {
 	family := familyOf(cfg)
 	set := func(base string) string { return SetName(family, base) }
-	bit := cfg.MasqueradeBit
-	if bit <= 0 || bit > 31 {
-		bit = 14
-	}
-	mark := fmt.Sprintf("%#x", uint32(1)<<bit)
-	loopback := "127.0.0.0/8"
-	if family == proxy.IPv6 {
-		loopback = "::1/128"
-	}
+	rc := proxy.RulesConfig{Family: family, MasqueradeBit: cfg.MasqueradeBit}
+	mark := fmt.Sprintf("%#x", rc.MasqueradeMark())
+	loopback := rc.Loopback().String()
 	var b strings.Builder
 	w := func(lines ...string) {
 		for _, l := range lines {

@@ -21,7 +21,7 @@ func (r *contribution) baseChain(name string, typ knftables.BaseChainType, hook 
 // configuration and the node's addresses.
 func planBase(cfg *Config, node *proxy.Node) *contribution {
 	r := &contribution{}
-	w := cfg.words()
+	w := wordsOf(cfg)
 	addr := w.addrType
 	vmap := func(name, typ string) {
 		r.addPortMap(&knftables.Map{Name: name, Type: typ + " : verdict"})
@@ -81,7 +81,7 @@ func planBase(cfg *Config, node *proxy.Node) *contribution {
 	r.chain(chainFirewallCheck).add(daddrKey, "@"+setFirewallIPs, daddrKey, ".", w.ip, "saddr != @"+setFirewallAllow, "drop")
 	r.chain(chainReject).add("reject")
 
-	mark := cfg.markBit()
+	mark := markBit(cfg)
 	r.chain(chainMarkForMasq).add("meta mark set meta mark or", mark)
 	m := r.chain(chainMasquerading)
 	m.add("ct status dnat", w.ip, "saddr .", w.ip, "daddr @"+setHairpin, "masquerade")
@@ -101,7 +101,7 @@ func masqRule(cfg *Config, mode string) string {
 		for i, p := range cfg.ClusterCIDRs {
 			cidrs[i] = p.String()
 		}
-		return cfg.words().ip + " saddr != { " + strings.Join(cidrs, ", ") + " } jump " + chainMarkForMasq
+		return wordsOf(cfg).ip + " saddr != { " + strings.Join(cidrs, ", ") + " } jump " + chainMarkForMasq
 	}
 	return ""
 }

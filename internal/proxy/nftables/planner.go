@@ -119,7 +119,7 @@ func planDispatch(r *contribution, cfg *Config, d destination, mode string, targ
 	// turns a "th dport" in a map lookup into "tcp dport".
 	proto := d.proto
 	epMap := endpointsMap(d.keySpace, proto)
-	keyExpr := cfg.words().ip + " daddr . meta l4proto . " + proto + " dport"
+	keyExpr := wordsOf(cfg).ip + " daddr . meta l4proto . " + proto + " dport"
 	if d.keySpace == keyNodePort {
 		keyExpr = "meta l4proto . " + proto + " dport"
 	}
@@ -150,11 +150,11 @@ func planFirewall(r *contribution, svc *proxy.ServicePort, vip netip.Addr, proto
 // planAffinityEndpoints declares, per endpoint, a timeout set of client
 // addresses and a chain that records the client and DNATs to it.
 func planAffinityEndpoints(r *contribution, cfg *Config, svc *proxy.ServicePort, all []proxy.Endpoint) {
-	ip := cfg.words().ip
+	ip := wordsOf(cfg).ip
 	timeout := time.Duration(svc.StickyMaxAgeSeconds) * time.Second
 	for _, ep := range all {
 		name := affinityEndpoint(svc.Name, ep)
-		r.addSet(&knftables.Set{Name: name, Type: cfg.words().addrType,
+		r.addSet(&knftables.Set{Name: name, Type: wordsOf(cfg).addrType,
 			Flags: []knftables.SetFlag{knftables.DynamicFlag, knftables.TimeoutFlag}, Timeout: &timeout}, true)
 		c := r.chain(name)
 		c.add("update @"+name, "{", ip, "saddr }")
@@ -176,7 +176,7 @@ func planAffinityChain(r *contribution, cfg *Config, svc *proxy.ServicePort, ext
 	if rule := masqRule(cfg, mode); rule != "" {
 		c.add(rule)
 	}
-	ip := cfg.words().ip
+	ip := wordsOf(cfg).ip
 	vmap := ""
 	for i, ep := range targets {
 		epName := affinityEndpoint(svc.Name, ep)
