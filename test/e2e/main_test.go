@@ -22,31 +22,28 @@ import (
 var bin string
 
 func TestMain(m *testing.M) {
-	if role := os.Getenv(netlab.RoleEnv); role != "" { // re-executed in a lab namespace
-		switch role {
-		case "echo":
-			netlab.Echo(os.Getenv("NAME"))
-		case "dial":
-			netlab.ExitOn(netlab.DialFromEnv())
-		}
-		os.Exit(0)
-	}
+	// Re-executed in a lab namespace, the binary plays netlab's echo and
+	// dial roles (proxy_test.go).
+	netlab.Main(func() int { return buildAndRun(m) }, nil)
+}
+
+// buildAndRun builds the binary once, runs the tests and removes it.
+func buildAndRun(m *testing.M) int {
 	dir, err := os.MkdirTemp("", "svcplane-e2e-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
+		return 1
 	}
+	defer os.RemoveAll(dir)
 	bin = filepath.Join(dir, "svcplane")
 	_, file, _, _ := runtime.Caller(0)
 	build := exec.Command("go", "build", "-o", bin, "./cmd/svcplane")
 	build.Dir = filepath.Join(filepath.Dir(file), "..", "..")
 	if out, err := build.CombinedOutput(); err != nil {
 		fmt.Fprintf(os.Stderr, "go build: %v\n%s", err, out)
-		os.Exit(1)
+		return 1
 	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
+	return m.Run()
 }
 
 // requireRoot skips a test that needs root when not root; CI runs as root.

@@ -19,24 +19,19 @@ import (
 // (ip netns exec) in helper roles chosen by netlab.RoleEnv.
 
 func TestMain(m *testing.M) {
-	switch os.Getenv(netlab.RoleEnv) {
-	case "":
-		os.Exit(m.Run())
-	case "echo":
-		netlab.Echo(os.Getenv("NAME"))
-	case "sync":
-		exitOn(runSyncSteps(Variant(os.Getenv("VARIANT")), strings.Split(os.Getenv("STEPS"), ",")))
-	case "cleanup":
-		ipt, err := New(familyFromEnv(), Variant(os.Getenv("VARIANT")))
-		exitOn(err)
-		exitOn(Cleanup(context.Background(), ipt))
-	case "dial":
-		exitOn(netlab.DialFromEnv())
-	}
-	os.Exit(0)
+	netlab.Main(m.Run, map[string]func() error{
+		"sync": func() error {
+			return runSyncSteps(Variant(os.Getenv("VARIANT")), strings.Split(os.Getenv("STEPS"), ","))
+		},
+		"cleanup": func() error {
+			ipt, err := New(familyFromEnv(), Variant(os.Getenv("VARIANT")))
+			if err != nil {
+				return err
+			}
+			return Cleanup(context.Background(), ipt)
+		},
+	})
 }
-
-func exitOn(err error) { netlab.ExitOn(err) }
 
 // familyFromEnv is IPv6 when FAMILY=6, else IPv4.
 func familyFromEnv() proxy.IPFamily {

@@ -17,25 +17,17 @@ import (
 // The kernel e2e re-executes this test binary inside network namespaces
 // (ip netns exec) in helper roles chosen by netlab.RoleEnv.
 func TestMain(m *testing.M) {
-	switch os.Getenv(netlab.RoleEnv) {
-	case "":
-		os.Exit(m.Run())
-	case "echo":
-		netlab.Echo(os.Getenv("NAME"))
-	case "sync":
-		err := runSyncSteps(strings.Split(os.Getenv("STEPS"), ","))
-		exitOn(err)
-	case "cleanup":
-		nft, err := NewInterface(proxy.IPv4)
-		exitOn(err)
-		exitOn(Cleanup(context.Background(), nft))
-	case "dial":
-		exitOn(netlab.DialFromEnv())
-	}
-	os.Exit(0)
+	netlab.Main(m.Run, map[string]func() error{
+		"sync": func() error { return runSyncSteps(strings.Split(os.Getenv("STEPS"), ",")) },
+		"cleanup": func() error {
+			nft, err := NewInterface(proxy.IPv4)
+			if err != nil {
+				return err
+			}
+			return Cleanup(context.Background(), nft)
+		},
+	})
 }
-
-func exitOn(err error) { netlab.ExitOn(err) }
 
 // e2eStates are the cluster states the kernel test installs.
 func e2eStates() map[string][]runtime.Object {

@@ -18,24 +18,18 @@ import (
 // (ip netns exec) in helper roles chosen by netlab.RoleEnv.
 
 func TestMain(m *testing.M) {
-	switch os.Getenv(netlab.RoleEnv) {
-	case "":
-		os.Exit(m.Run())
-	case "echo":
-		netlab.Echo(os.Getenv("NAME"))
-	case "serve":
-		exitOn(runServe(os.Getenv("FAMILIES")))
-	case "dial":
-		n := 24
-		if v := os.Getenv("DIAL_N"); v != "" {
-			n, _ = strconv.Atoi(v)
-		}
-		exitOn(netlab.Dial(os.Getenv("PROTO"), os.Getenv("ADDR"), n, 0, true))
-	}
-	os.Exit(0)
+	netlab.Main(m.Run, map[string]func() error{
+		"serve": func() error { return runServe(os.Getenv("FAMILIES")) },
+		// Every datagram from one socket (ONE_SOCKET=1 of netlab's dial).
+		"dial": func() error {
+			n := 24
+			if v := os.Getenv("DIAL_N"); v != "" {
+				n, _ = strconv.Atoi(v)
+			}
+			return netlab.Dial(os.Getenv("PROTO"), os.Getenv("ADDR"), n, 0, true)
+		},
+	})
 }
-
-func exitOn(err error) { netlab.ExitOn(err) }
 
 // labAddrs are the lab's addresses of one family.
 type labAddrs struct {

@@ -104,3 +104,24 @@ func Dial(proto, addr string, n, sport int, oneSocket bool) error {
 	}
 	return nil
 }
+
+// Main is the TestMain of a package with kernel tests. Outside a lab
+// (RoleEnv unset) it exits with run's code. Re-executed in a helper role
+// it plays that role and exits: roles first, then netlab's own "echo" and
+// "dial"; a failing role exits 1 with its error on stderr.
+func Main(run func() int, roles map[string]func() error) {
+	role := os.Getenv(RoleEnv)
+	switch {
+	case role == "":
+		os.Exit(run())
+	case roles[role] != nil:
+		ExitOn(roles[role]())
+	case role == "echo":
+		Echo(os.Getenv("NAME"))
+	case role == "dial":
+		ExitOn(DialFromEnv())
+	default:
+		ExitOn(fmt.Errorf("unknown helper role %q", role))
+	}
+	os.Exit(0)
+}
