@@ -144,6 +144,10 @@ type backendFactory func(fam proxy.IPFamily, cfg modeConfig, state func() *proxy
 // own bounded-frequency runner, with health, metrics, per-Service health
 // checks and UDP conntrack cleanup.
 func runProxyWithClient(ctx context.Context, o *proxyOptions, client kubernetes.Interface) error {
+	// Ends the health and metrics servers and the backends' background
+	// work when this returns early, not only when the caller's ctx ends.
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
 	build, err := o.backendFactory()
 	if err != nil {
 		return err

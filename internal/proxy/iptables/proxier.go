@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"runtime/debug"
 	"sync"
 	"time"
 
@@ -74,13 +73,16 @@ type Proxier struct {
 	state func() *proxy.Snapshot
 	clock clock.PassiveClock
 
-	// ChunkChains > 0 splits the service chains of a sync over restores
-	// of about that many chains (iptables-nft-restore --noflush slows
-	// down quadratically with the size of one restore); the shared chains
-	// and deletions come last, in one restore. 0: one restore per sync.
+	// ChunkChains > 0 splits the service chains of a sync over COMMIT
+	// sections (transactions) of about that many chains
+	// (iptables-nft-restore --noflush slows down quadratically with the
+	// size of one transaction); the shared chains and deletions come in
+	// the last one. A sync whose service chains fit in one chunk, or
+	// ChunkChains 0, is one transaction. Every sync is one restore process.
 	ChunkChains int
 
 	mu        sync.Mutex
+	memory    proxy.MemoryRelease
 	installed *Ruleset // what the last successful sync left; nil = unknown
 	lastSnap  *proxy.Snapshot
 	// OnSynced, when set, is called after each sync with its result, the
@@ -151,10 +153,7 @@ func (p *Proxier) SyncProxyRules(full bool) error {
 	prevSnap := p.lastSnap
 	p.installed, p.lastSnap = desired, snap
 	if res.Full {
-		// A full sync's garbage (the previous plan, megabytes of restore
-		// text) dwarfs what the proxy keeps: collect it now, at a quiet
-		// moment, rather than during the next partial sync.
-		debug.FreeOSMemory()
+		p.memory.AfterFullSync(p.clock.Now())
 	}
 	klog.V(2).InfoS("Synced iptables rules", "full", res.Full, "changes", res.Changes, "bytes", res.RestoreBytes, "elapsed", res.Duration)
 	if p.OnSynced != nil {

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"maps"
 	"os/exec"
-	"runtime/debug"
 	"slices"
 	"sync"
 	"time"
@@ -31,6 +30,7 @@ type Proxier struct {
 	state func() *proxy.Snapshot
 
 	mu        sync.Mutex
+	memory    proxy.MemoryRelease
 	installed *ruleset // what the last successful sync left; nil = unknown
 	lastSnap  *proxy.Snapshot
 	// OnSynced, when set, is called after each sync with its result and
@@ -108,11 +108,7 @@ func (p *Proxier) SyncProxyRules(full bool) (err error) {
 	prev := p.lastSnap
 	p.installed, p.lastSnap = desired, snap
 	if res.Full {
-		// A full sync's garbage (the whole plan and its multi-megabyte
-		// script) dwarfs what the proxy keeps; hand it back to the OS now
-		// rather than holding it until the heap grows into it. Full syncs
-		// are rare (start, syncPeriod, after a failure): a few ms each.
-		debug.FreeOSMemory()
+		p.memory.AfterFullSync(time.Now())
 	}
 	klog.V(2).InfoS("Synced nftables rules", "full", res.Full, "changes", res.Changes, "elapsed", res.Duration)
 	if p.OnSynced != nil {

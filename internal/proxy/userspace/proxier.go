@@ -96,6 +96,7 @@ type Proxier struct {
 	clock    clock.PassiveClock
 
 	mu       sync.Mutex
+	closed   bool // Close ran: syncs do nothing
 	services map[proxy.ServicePortName]*svcState
 	lastSnap *proxy.Snapshot
 	// OnSynced, when set, is called after each sync.
@@ -133,6 +134,9 @@ func NewProxier(cfg Config, redirect *Redirector, state func() *proxy.Snapshot, 
 func (p *Proxier) SyncProxyRules(full bool) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if p.closed {
+		return nil
+	}
 	start := p.clock.Now()
 	snap := p.state()
 	if snap.Family != 0 && snap.Family != p.cfg.Family {
@@ -324,6 +328,7 @@ func (st *svcState) close() {
 func (p *Proxier) Close() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	p.closed = true // a sync racing the shutdown must not reopen listeners
 	for name, st := range p.services {
 		st.close()
 		delete(p.services, name)

@@ -1,0 +1,38 @@
+package proxy
+
+import (
+	"runtime/debug"
+	"time"
+)
+
+// MemoryReleaseInterval is how often at most a backend hands a full
+// sync's garbage back to the OS.
+const MemoryReleaseInterval = 10 * time.Minute
+
+// MemoryRelease hands a full sync's garbage (the previous plan, megabytes
+// of rule text) back to the OS right after the sync, at a quiet moment,
+// rather than letting the heap hold it or a later partial sync pay for
+// collecting it. It does so at most every MemoryReleaseInterval: the
+// periodic full resyncs would otherwise force a collection of the whole
+// process (the API server too, under `svcplane up`) every syncPeriod. Not
+// safe for concurrent use; each proxier owns one.
+type MemoryRelease struct {
+	last time.Time
+	// release frees memory (debug.FreeOSMemory when nil).
+	release func()
+}
+
+// AfterFullSync releases memory unless it did less than
+// MemoryReleaseInterval before now. It reports whether it did.
+func (m *MemoryRelease) AfterFullSync(now time.Time) bool {
+	if !m.last.IsZero() && now.Sub(m.last) < MemoryReleaseInterval {
+		return false
+	}
+	m.last = now
+	if m.release != nil {
+		m.release()
+	} else {
+		debug.FreeOSMemory()
+	}
+	return true
+}
