@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -90,15 +91,33 @@ func run(t *testing.T, name string, args ...string) string {
 // proc is a process running in a namespace.
 type proc struct {
 	cmd  *exec.Cmd
-	log  *bytes.Buffer
+	log  *logBuffer
 	done chan struct{}
+}
+
+// logBuffer is a process's output, read while the process still writes.
+type logBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *logBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *logBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }
 
 // start runs name args inside n; the process is killed when the test ends.
 func (n *netns) start(t *testing.T, name string, args ...string) *proc {
 	t.Helper()
 	p := &proc{cmd: exec.Command("ip", append([]string{"netns", "exec", n.name, name}, args...)...),
-		log: &bytes.Buffer{}, done: make(chan struct{})}
+		log: &logBuffer{}, done: make(chan struct{})}
 	p.cmd.Stdout, p.cmd.Stderr = p.log, p.log
 	if err := p.cmd.Start(); err != nil {
 		t.Fatal(err)

@@ -34,6 +34,9 @@ type Fake struct {
 	Restores [][]byte
 	// FailRestore, when set, fails the next restore with this error.
 	FailRestore error
+	// FailCommit, when above 0, fails the next restore at its
+	// FailCommit-th COMMIT: the sections before it stay applied.
+	FailCommit int
 }
 
 type fakeTable struct {
@@ -82,6 +85,9 @@ func (f *Fake) Restore(_ context.Context, data []byte) error {
 	if err != nil {
 		return err
 	}
+	failAt := f.FailCommit
+	f.FailCommit = 0
+	commits := 0
 	var cur *fakeTable
 	var curName Table
 	for _, l := range lines {
@@ -98,6 +104,9 @@ func (f *Fake) Restore(_ context.Context, data []byte) error {
 		case "commit":
 			if cur == nil {
 				return fmt.Errorf("COMMIT outside a table")
+			}
+			if commits++; commits == failAt {
+				return fmt.Errorf("table %s: COMMIT %d failed (injected)", curName, commits)
 			}
 			f.tables[curName], cur = cur, nil // each COMMIT is its own transaction
 		case "chain":

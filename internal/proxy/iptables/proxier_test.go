@@ -301,6 +301,46 @@ func serviceRulesSorted(dump string) string {
 	return strings.Join(append(kept, moved...), "\n")
 }
 
+// A restore failing after some of its COMMITs leaves those applied; the
+// next sync is full, reads the tables and converges to what a clean full
+// sync leaves.
+func TestRestoreFailingPartwayConverges(t *testing.T) {
+	fake := NewFake()
+	snap := webSnap("10.244.1.2", "10.244.2.3", "10.244.4.4")
+	p := newTestProxier(Config{Family: proxy.IPv4}, fake, &snap)
+	p.ChunkChains = 1 // 4 when rewriting existing chains
+	if err := p.SyncProxyRules(true); err != nil {
+		t.Fatal(err)
+	}
+	next := func() *proxy.Snapshot { return webSnap("10.244.2.3", "10.244.4.4") }
+	snap = next()
+	// Sections: KUBE-MARK-MASQ, the service chains, then filter, then the
+	// nat shared chains and deletions, which fail: the old endpoint's
+	// chain stays behind.
+	fake.FailCommit = 4
+	chains := strings.Count(fake.Dump(), ":KUBE-SEP-")
+	if err := p.SyncProxyRules(true); err == nil {
+		t.Fatal("the injected failure should fail the sync")
+	}
+	if got := strings.Count(fake.Dump(), ":KUBE-SEP-"); got != chains {
+		t.Fatalf("the failed sync should leave the old endpoint chain: %d KUBE-SEP chains, had %d", got, chains)
+	}
+	if p.installed != nil {
+		t.Fatal("after a failure the installed state must be unknown")
+	}
+	if err := p.SyncProxyRules(false); err != nil {
+		t.Fatal(err)
+	}
+	want := NewFake()
+	wantSnap := next()
+	if err := newTestProxier(Config{Family: proxy.IPv4}, want, &wantSnap).SyncProxyRules(true); err != nil {
+		t.Fatal(err)
+	}
+	if got, w := serviceRulesSorted(fake.Dump()), serviceRulesSorted(want.Dump()); got != w {
+		t.Errorf("after the failed sync and a full one:\n%s\nwant\n%s", got, w)
+	}
+}
+
 // Monitor checks the canary on every tick of the (fake) clock.
 func TestMonitorResyncsAfterAFlush(t *testing.T) {
 	fake := NewFake()
