@@ -18,7 +18,9 @@
 // the table's filter chains (input, forward, output; new flows only)
 // reject it, TCP with a reset and UDP with ICMP port unreachable, when
 // the port has no endpoints at all, and drop it when a Local traffic
-// policy leaves none on this node, as the kernel modes do. Its listeners
+// policy leaves none on this node, as the kernel modes do (but also for
+// clients on the node itself, which the kernel modes send to any
+// endpoint of an externalTrafficPolicy Local Service). Its listeners
 // stay open (the NodePort stays held), and what reaches them directly is
 // reset (TCP) or dropped (UDP).
 //
