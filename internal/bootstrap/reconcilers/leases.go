@@ -39,17 +39,28 @@ type EtcdLeases struct {
 	ttl     uint64
 }
 
-// NewEtcdLeases returns leases on s (raw storage of core/v1 Endpoints).
+// NewEtcdLeases returns leases on s (raw storage of core/v1 Endpoints)
+// that live LeaseTTL.
 func NewEtcdLeases(s storage.Interface) *EtcdLeases {
-	return &EtcdLeases{storage: s, ttl: uint64(LeaseTTL / time.Second)}
+	return NewEtcdLeasesTTL(s, LeaseTTL)
 }
 
-// Update implements Leases.
+// NewEtcdLeasesTTL returns leases on s that live ttl (whole seconds, at
+// least one).
+func NewEtcdLeasesTTL(s storage.Interface, ttl time.Duration) *EtcdLeases {
+	return &EtcdLeases{storage: s, ttl: max(uint64(ttl/time.Second), 1)}
+}
+
+// Update implements Leases. Every call writes the key, which renews its
+// TTL: the etcd3 store skips a write whose bytes are unchanged (keeping
+// the old etcd lease, which then expires), so the object's generation is
+// bumped each time, as kube-apiserver's lease reconciler does.
 func (l *EtcdLeases) Update(ctx context.Context, ip string) error {
 	return l.storage.GuaranteedUpdate(ctx, LeasePrefix+ip, &corev1.Endpoints{}, true, nil,
 		func(obj runtime.Object, _ storage.ResponseMeta) (runtime.Object, *uint64, error) {
 			e := obj.(*corev1.Endpoints)
 			e.Name = ip
+			e.Generation++
 			e.Subsets = []corev1.EndpointSubset{{Addresses: []corev1.EndpointAddress{{IP: ip}}}}
 			ttl := l.ttl
 			return e, &ttl, nil
