@@ -28,6 +28,7 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/svcplane/svcplane/internal/apiserver/openapi"
+	"github.com/svcplane/svcplane/internal/datadir"
 	"github.com/svcplane/svcplane/internal/etcd"
 	"github.com/svcplane/svcplane/internal/kubeconfig"
 	"github.com/svcplane/svcplane/internal/pki"
@@ -59,6 +60,7 @@ type Server struct {
 	generic *genericapiserver.GenericAPIServer
 	etcd    *etcd.Embedded
 	ca      *pki.CA
+	lock    *datadir.Lock
 }
 
 // New prepares a server: it starts the embedded etcd when no
@@ -71,11 +73,16 @@ func New(ctx context.Context, o *Options) (*Server, error) {
 	if err := os.MkdirAll(o.PKIDir(), 0o700); err != nil {
 		return nil, err
 	}
-	s := &Server{Options: o, Kubeconfig: o.KubeconfigPath()}
+	lock, err := datadir.Acquire(o.DataDir)
+	if err != nil {
+		return nil, err
+	}
+	s := &Server{Options: o, Kubeconfig: o.KubeconfigPath(), lock: lock}
 	endpoints := o.EtcdServers
 	if len(endpoints) == 0 {
 		e, err := etcd.Start(ctx, o.DataDir)
 		if err != nil {
+			lock.Release()
 			return nil, err
 		}
 		s.etcd, endpoints = e, e.Endpoints
@@ -312,11 +319,13 @@ func (s *Server) AddPreShutdownHook(name string, hook genericapiserver.PreShutdo
 // CA returns the cluster CA (for minting client credentials).
 func (s *Server) CA() *pki.CA { return s.ca }
 
+// closeEtcd stops the embedded member and releases the data directory.
 func (s *Server) closeEtcd() {
 	if s.etcd != nil {
 		s.etcd.Close()
 		s.etcd = nil
 	}
+	s.lock.Release()
 }
 
 func (s *Server) writeAdminKubeconfig() error {

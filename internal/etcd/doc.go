@@ -1,5 +1,8 @@
-// Package etcd runs svcplane's embedded single-member etcd. Its client and
-// peer ports are picked free on loopback at first start and kept in the data
-// dir, so several servers with different data dirs run side by side and a
-// restart finds its member again.
+// Package etcd runs svcplane's embedded single-member etcd. It serves only
+// on unix sockets inside the data directory (client: <dir>/etcd.sock, peer:
+// <dir>/etcd-peer.sock, both mode 0600 in a 0700 directory): no TCP port
+// exists, so no other local user can read or write storage, which would
+// bypass every API check. Several servers with different data dirs run
+// side by side without picking ports, and a restart finds its member by
+// path.
 package etcd

@@ -4,12 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"net/url"
 	"os"
 	"path/filepath"
-	"strconv"
-	"strings"
 	"time"
 
 	"go.etcd.io/etcd/server/v3/embed"
@@ -21,26 +18,70 @@ type Embedded struct {
 	Endpoints []string
 }
 
+// SocketName and PeerSocketName are the unix sockets of the member, in
+// the data directory.
+const (
+	SocketName     = "etcd.sock"
+	PeerSocketName = "etcd-peer.sock"
+	// LogName is the member's log file in the data directory.
+	LogName = "etcd.log"
+)
+
+// maxSocketPath is the longest path a unix socket may have (sun_path is
+// 108 bytes on Linux, with its terminating NUL).
+const maxSocketPath = 107
+
+// Endpoint is the client URL of the embedded member of data dir dir.
+func Endpoint(dir string) (string, error) {
+	abs, err := filepath.Abs(filepath.Join(dir, SocketName))
+	if err != nil {
+		return "", err
+	}
+	return "unix://" + abs, nil
+}
+
 // Start runs an etcd member whose data lives in dir/etcd and waits until it
 // serves. Auto-compaction keeps one hour of history.
 func Start(ctx context.Context, dir string) (*Embedded, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, err
 	}
-	clientPort, peerPort, err := ports(filepath.Join(dir, "etcd-ports"))
+	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return nil, err
 	}
+	if err := os.Chmod(abs, 0o700); err != nil {
+		return nil, err
+	}
+	// A file left by releases that listened on TCP; the ports are gone.
+	_ = os.Remove(filepath.Join(abs, "etcd-ports"))
+	client, peer := filepath.Join(abs, SocketName), filepath.Join(abs, PeerSocketName)
+	for _, p := range []string{client, peer} {
+		if len(p) > maxSocketPath {
+			return nil, fmt.Errorf("embedded etcd: socket path %s is longer than %d bytes; use a shorter --data-dir", p, maxSocketPath)
+		}
+		// A socket left by a crash: the data-dir lock says no one uses it.
+		if err := os.Remove(p); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return nil, err
+		}
+	}
 	cfg := embed.NewConfig()
 	cfg.Name = "svcplane"
-	cfg.Dir = filepath.Join(dir, "etcd")
-	cfg.LogLevel = "error"
-	cfg.LogOutputs = []string{"stderr"}
-	clientURL := url.URL{Scheme: "http", Host: "127.0.0.1:" + strconv.Itoa(clientPort)}
-	peerURL := url.URL{Scheme: "http", Host: "127.0.0.1:" + strconv.Itoa(peerPort)}
-	cfg.ListenClientUrls, cfg.AdvertiseClientUrls = []url.URL{clientURL}, []url.URL{clientURL}
-	cfg.ListenPeerUrls, cfg.AdvertisePeerUrls = []url.URL{peerURL}, []url.URL{peerURL}
-	cfg.InitialCluster = cfg.Name + "=" + peerURL.String()
+	cfg.Dir = filepath.Join(abs, "etcd")
+	// etcd's own log (zap JSON, with stack traces on shutdown noise) goes
+	// to a file beside its data, not to the server's console.
+	cfg.LogLevel = "warn"
+	cfg.LogOutputs = []string{filepath.Join(abs, LogName)}
+	// The listeners take the socket path from Host (+Path for clients).
+	// etcd wants advertised URLs in host:port form; a lone member never
+	// dials its peer URL and svcplane never syncs the client URLs from the
+	// member list, so the advertised ones only say "unix socket" and name
+	// no TCP port.
+	cfg.ListenClientUrls = []url.URL{{Scheme: "unix", Path: client}}
+	cfg.ListenPeerUrls = []url.URL{{Scheme: "unix", Host: peer}}
+	cfg.AdvertiseClientUrls = []url.URL{{Scheme: "unix", Host: "localhost:0"}}
+	cfg.AdvertisePeerUrls = []url.URL{{Scheme: "unix", Host: "localhost:0"}}
+	cfg.InitialCluster = cfg.Name + "=" + cfg.AdvertisePeerUrls[0].String()
 	cfg.AutoCompactionMode = "periodic"
 	cfg.AutoCompactionRetention = "1h"
 	cfg.ListenMetricsUrls = nil
@@ -50,6 +91,12 @@ func Start(ctx context.Context, dir string) (*Embedded, error) {
 	e, err := embed.StartEtcd(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("starting embedded etcd: %w", err)
+	}
+	for _, p := range []string{client, peer} {
+		if err := os.Chmod(p, 0o600); err != nil {
+			e.Close()
+			return nil, err
+		}
 	}
 	select {
 	case <-e.Server.ReadyNotify():
@@ -63,49 +110,10 @@ func Start(ctx context.Context, dir string) (*Embedded, error) {
 		e.Close()
 		return nil, ctx.Err()
 	}
-	return &Embedded{etcd: e, Endpoints: []string{clientURL.String()}}, nil
+	return &Embedded{etcd: e, Endpoints: []string{"unix://" + client}}, nil
 }
 
 // Close stops the member, flushing its data.
 func (e *Embedded) Close() {
 	e.etcd.Close()
-}
-
-// ports returns the client and peer ports kept in file, picking two free
-// loopback ports and recording them on first use.
-func ports(file string) (int, int, error) {
-	if b, err := os.ReadFile(file); err == nil {
-		f := strings.Fields(string(b))
-		if len(f) == 2 {
-			c, err1 := strconv.Atoi(f[0])
-			p, err2 := strconv.Atoi(f[1])
-			if err1 == nil && err2 == nil {
-				return c, p, nil
-			}
-		}
-	}
-	c, p, err := freePorts()
-	if err != nil {
-		return 0, 0, err
-	}
-	if err := os.WriteFile(file, []byte(fmt.Sprintf("%d %d\n", c, p)), 0o600); err != nil {
-		return 0, 0, err
-	}
-	return c, p, nil
-}
-
-// freePorts returns two distinct free loopback ports (both listeners are
-// held open until both are known).
-func freePorts() (int, int, error) {
-	l1, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, 0, err
-	}
-	defer l1.Close()
-	l2, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, 0, err
-	}
-	defer l2.Close()
-	return l1.Addr().(*net.TCPAddr).Port, l2.Addr().(*net.TCPAddr).Port, nil
 }

@@ -3,9 +3,6 @@ package integration
 import (
 	"bytes"
 	"context"
-	"os"
-	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
@@ -13,6 +10,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/svcplane/svcplane/internal/etcd"
 	"github.com/svcplane/svcplane/test/integration/framework"
 )
 
@@ -57,11 +55,11 @@ func TestRestartKeepsObjectsInKubernetesLayout(t *testing.T) {
 // dir.
 func etcdClient(t *testing.T, dir string) *clientv3.Client {
 	t.Helper()
-	ports, err := os.ReadFile(filepath.Join(dir, "etcd-ports"))
+	ep, err := etcd.Endpoint(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ec, err := clientv3.New(clientv3.Config{Endpoints: []string{"http://127.0.0.1:" + strings.Fields(string(ports))[0]}, DialTimeout: 5 * time.Second})
+	ec, err := clientv3.New(clientv3.Config{Endpoints: []string{ep}, DialTimeout: 5 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
