@@ -2,6 +2,7 @@ package apiserver
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"time"
@@ -10,7 +11,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apiserver/pkg/registry/generic"
 
-	"k8s.io/apimachinery/pkg/util/wait"
 	genericapiserver "k8s.io/apiserver/pkg/server"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
@@ -19,6 +19,8 @@ import (
 	"k8s.io/utils/clock"
 
 	"github.com/svcplane/svcplane/internal/allocator/ipallocator"
+	"github.com/svcplane/svcplane/internal/allocator/repair"
+	"github.com/svcplane/svcplane/internal/bootstrap/periodic"
 	"github.com/svcplane/svcplane/internal/bootstrap/defaultservicecidr"
 	"github.com/svcplane/svcplane/internal/bootstrap/kubernetesservice"
 	"github.com/svcplane/svcplane/internal/bootstrap/reconcilers"
@@ -29,13 +31,16 @@ import (
 // addBootstrapHooks registers what the server does once it serves: the
 // system namespaces and (in IPAddress mode) the default ServiceCIDR exist
 // before /readyz turns 200 and are kept afterwards.
-func addBootstrapHooks(s *genericapiserver.GenericAPIServer, client kubernetes.Interface, o *Options, repairs []Repairer) {
+func addBootstrapHooks(s *genericapiserver.GenericAPIServer, client kubernetes.Interface, o *Options, repairs repairLoops) {
 	s.AddPostStartHookOrDie("start-service-allocation-repair-controllers", func(hc genericapiserver.PostStartHookContext) error {
-		return startRepairs(hc, repairs, o.RepairInterval)
+		if repairs.orphans != nil {
+			go repairs.orphans.Run(hc)
+		}
+		return startRepairs(hc, repairs.passes, o.RepairInterval)
 	})
 	s.AddPostStartHookOrDie("start-system-namespaces-controller", func(hc genericapiserver.PostStartHookContext) error {
 		c := systemnamespaces.New(client, clock.RealClock{})
-		if err := c.Sync(hc); err != nil {
+		if err := periodic.Until(hc, clock.RealClock{}, "Unable to create the system namespaces", c.Sync); err != nil {
 			return err
 		}
 		f := informers.NewSharedInformerFactory(client, 0)
@@ -63,7 +68,7 @@ func addBootstrapHooks(s *genericapiserver.GenericAPIServer, client kubernetes.I
 	}
 	s.AddPostStartHookOrDie("start-default-servicecidr-controller", func(hc genericapiserver.PostStartHookContext) error {
 		c := defaultservicecidr.New(client, specs, clock.RealClock{})
-		if err := c.Sync(hc); err != nil {
+		if err := periodic.Until(hc, clock.RealClock{}, "Unable to create the default ServiceCIDR", c.Sync); err != nil {
 			return err
 		}
 		go c.Run(hc)
@@ -72,36 +77,22 @@ func addBootstrapHooks(s *genericapiserver.GenericAPIServer, client kubernetes.I
 }
 
 // startRepairs runs a first pass of every repair loop (retrying until it
-// succeeds, so /readyz waits for it), then one pass each interval.
+// succeeds, so /readyz waits for it), then the next passes on the repair
+// schedule.
 func startRepairs(ctx context.Context, repairs []Repairer, interval time.Duration) error {
+	clk := clock.RealClock{}
 	for _, r := range repairs {
-		err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
-			if err := r.RunOnce(ctx); err != nil {
-				klog.ErrorS(err, "Service allocation repair pass failed; retrying")
-				return false, nil
-			}
-			return true, nil
-		})
-		if err != nil {
+		if err := periodic.Until(ctx, clk, "Service allocation repair pass failed", r.RunOnce); err != nil {
 			return fmt.Errorf("first service allocation repair pass: %w", err)
 		}
 	}
-	go func() {
-		t := time.NewTicker(interval)
-		defer t.Stop()
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-t.C:
-			}
-			for _, r := range repairs {
-				if err := r.RunOnce(ctx); err != nil {
-					klog.ErrorS(err, "Service allocation repair pass failed")
-				}
-			}
+	go repair.RunPasses(ctx, clk, interval, func(ctx context.Context) error {
+		var errs []error
+		for _, r := range repairs {
+			errs = append(errs, r.RunOnce(ctx))
 		}
-	}()
+		return errors.Join(errs...)
+	})
 	return nil
 }
 

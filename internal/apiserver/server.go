@@ -135,9 +135,11 @@ func (s *Server) build(o *Options, endpoints []string) error {
 	if err != nil {
 		return err
 	}
-	if s.ServiceAllocators, s.ServiceRepairs, err = wireServices(o, byResource, config.RESTOptionsGetter, config.SharedInformerFactory, client); err != nil {
+	loops := repairLoops{}
+	if s.ServiceAllocators, loops, err = wireServices(o, byResource, config.RESTOptionsGetter, config.SharedInformerFactory, client); err != nil {
 		return err
 	}
+	s.ServiceRepairs = loops.passes
 	if err := generic.InstallLegacyAPIGroup(genericapiserver.DefaultLegacyAPIPrefix, core); err != nil {
 		return err
 	}
@@ -145,7 +147,7 @@ func (s *Server) build(o *Options, endpoints []string) error {
 		return err
 	}
 	s.generic, s.LoopbackConfig = generic, config.LoopbackClientConfig
-	addBootstrapHooks(generic, client, o, s.ServiceRepairs)
+	addBootstrapHooks(generic, client, o, loops)
 	_, port, err := config.SecureServing.HostPort()
 	if err != nil {
 		return err

@@ -97,35 +97,46 @@ type Repairer interface {
 	RunOnce(ctx context.Context) error
 }
 
+// repairLoops are the Service allocation repairs: periodic passes and, in
+// IPAddress mode, the event-driven leak check.
+type repairLoops struct {
+	passes  []Repairer
+	orphans *repair.OrphanController
+}
+
 // wireServices hooks the allocators into the services store and returns the
 // repair loops that keep them consistent.
-func wireServices(o *Options, byResource map[string]map[string]rest.Storage, optsGetter generic.RESTOptionsGetter, f informers.SharedInformerFactory, client kubernetes.Interface) (*service.Allocators, []Repairer, error) {
+func wireServices(o *Options, byResource map[string]map[string]rest.Storage, optsGetter generic.RESTOptionsGetter, f informers.SharedInformerFactory, client kubernetes.Interface) (*service.Allocators, repairLoops, error) {
 	svc, ok1 := byResource["services"]["services"].(*resource.REST)
 	ips, ok2 := byResource["ipaddresses.networking.k8s.io"]["ipaddresses"].(*resource.REST)
 	if !ok1 || !ok2 {
-		return nil, nil, fmt.Errorf("services or ipaddresses storage missing")
+		return nil, repairLoops{}, fmt.Errorf("services or ipaddresses storage missing")
 	}
 	al, stores, err := serviceAllocators(o, optsGetter, ipallocator.NewRegistryStore(ips), f)
 	if err != nil {
-		return nil, nil, err
+		return nil, repairLoops{}, err
 	}
 	al.Install(svc.Store)
-	return al, repairers(al, stores, client), nil
+	return al, repairers(al, stores, client, f), nil
 }
 
 // repairers builds a repair loop per ClusterIP family and one for NodePorts.
-func repairers(al *service.Allocators, stores map[string]rangestore.Interface, client kubernetes.Interface) []Repairer {
+func repairers(al *service.Allocators, stores map[string]rangestore.Interface, client kubernetes.Interface, f informers.SharedInformerFactory) repairLoops {
 	rec, _ := repair.NewRecorder(client, "service-repair-controller")
-	var out []Repairer
+	var out repairLoops
 	for _, fam := range []corev1.IPFamily{corev1.IPv4Protocol, corev1.IPv6Protocol} {
 		switch a := al.IPs[fam].(type) {
 		case *ipallocator.IPAddressAllocator:
-			out = append(out, repair.NewIPAddressRepair(client, a.Contains, rec, clock.RealClock{}))
+			out.passes = append(out.passes, repair.NewIPAddressRepair(client, a.Contains, rec, clock.RealClock{}))
+			if out.orphans == nil {
+				out.orphans = repair.NewOrphanController(client, f, rec, clock.RealClock{})
+			}
 		case *ipallocator.BitmapAllocator:
-			out = append(out, repair.NewBitmapRepair(client, stores[string(fam)], clusterIPKind(a), rec))
+			out.passes = append(out.passes, repair.NewBitmapRepair(client, stores[string(fam)], clusterIPKind(a), rec))
 		}
 	}
-	return append(out, repair.NewBitmapRepair(client, stores["nodeports"], nodePortKind(al.NodePorts.Range()), rec))
+	out.passes = append(out.passes, repair.NewBitmapRepair(client, stores["nodeports"], nodePortKind(al.NodePorts.Range()), rec))
+	return out
 }
 
 func clusterIPKind(a *ipallocator.BitmapAllocator) repair.Kind {

@@ -35,13 +35,15 @@ func NewIPAddressRepair(client kubernetes.Interface, inRange func(netip.Addr) bo
 	return &IPAddressRepair{client: client, inRange: inRange, recorder: rec, clock: clk, leaked: leaks[string]{}}
 }
 
-// RunOnce makes one pass.
+// RunOnce makes one pass. IPAddresses are listed before Services: a
+// Service created in between has its IPAddress already (a create of it
+// finds AlreadyExists), and one deleted in between is not listed.
 func (r *IPAddressRepair) RunOnce(ctx context.Context) error {
-	svcs, err := r.client.CoreV1().Services(metav1.NamespaceAll).List(ctx, metav1.ListOptions{})
+	ipList, err := r.client.NetworkingV1().IPAddresses().List(ctx, metav1.ListOptions{})
 	if err != nil {
 		return err
 	}
-	ipList, err := r.client.NetworkingV1().IPAddresses().List(ctx, metav1.ListOptions{})
+	svcs, err := r.client.CoreV1().Services(metav1.NamespaceAll).List(ctx, metav1.ListOptions{})
 	if err != nil {
 		return err
 	}
@@ -86,6 +88,9 @@ func (r *IPAddressRepair) checkServiceIP(ctx context.Context, svc *corev1.Servic
 		return
 	}
 	if obj == nil {
+		if !r.stillHolds(ctx, svc, ip) {
+			return // deleted (its IPAddress freed) since the list
+		}
 		r.recorder.Warn(svc, "ClusterIPNotAllocated", fmt.Sprintf("Cluster IP [%s]: %s is not allocated; repairing", fam, ip))
 		owner := ipallocator.Owner{Namespace: svc.Namespace, Name: svc.Name}
 		_, err := r.client.NetworkingV1().IPAddresses().Create(ctx, ipallocator.NewIPAddress(ip, owner), metav1.CreateOptions{})
@@ -97,6 +102,21 @@ func (r *IPAddressRepair) checkServiceIP(ctx context.Context, svc *corev1.Servic
 	if p := obj.Spec.ParentRef; p == nil || p.Resource != "services" || p.Namespace != svc.Namespace || p.Name != svc.Name {
 		r.recorder.Warn(svc, "ClusterIPAlreadyAllocated", fmt.Sprintf("Cluster IP [%s]: %s was assigned to multiple services; please recreate service", fam, ip))
 	}
+}
+
+// stillHolds re-reads svc from storage: a Service deleted since the list
+// must not get its freed IPAddress back (that would leak it).
+func (r *IPAddressRepair) stillHolds(ctx context.Context, svc *corev1.Service, ip netip.Addr) bool {
+	cur, err := r.client.CoreV1().Services(svc.Namespace).Get(ctx, svc.Name, metav1.GetOptions{})
+	if err != nil || cur.UID != svc.UID {
+		return false
+	}
+	for _, s := range cur.Spec.ClusterIPs {
+		if s == ip.String() {
+			return true
+		}
+	}
+	return false
 }
 
 // serviceIPs returns the ClusterIPs a Service holds.

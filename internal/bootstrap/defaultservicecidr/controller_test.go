@@ -8,7 +8,9 @@ import (
 	networkingv1 "k8s.io/api/networking/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes/fake"
+	k8stesting "k8s.io/client-go/testing"
 	testingclock "k8s.io/utils/clock/testing"
 )
 
@@ -43,5 +45,33 @@ func TestSyncCreatesReadyAndRunRecreates(t *testing.T) {
 			t.Fatal("default ServiceCIDR not re-created after one interval")
 		}
 		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// TestSyncToleratesAnotherServerCreatingFirst: between this server's Get
+// (NotFound) and Create, another server creates the ServiceCIDR and marks
+// it Ready; Sync must re-read and succeed, not fail with AlreadyExists.
+func TestSyncToleratesAnotherServerCreatingFirst(t *testing.T) {
+	ctx := context.Background()
+	client := fake.NewClientset()
+	raced := false
+	client.PrependReactor("create", "servicecidrs", func(action k8stesting.Action) (bool, runtime.Object, error) {
+		if !raced { // the other server's create lands first (reactors may not call the client)
+			raced = true
+			obj := action.(k8stesting.CreateAction).GetObject().DeepCopyObject().(*networkingv1.ServiceCIDR)
+			meta.SetStatusCondition(&obj.Status.Conditions, metav1.Condition{Type: networkingv1.ServiceCIDRConditionReady,
+				Status: metav1.ConditionTrue, Reason: "DefaultServiceCIDR"})
+			if err := client.Tracker().Add(obj); err != nil {
+				t.Errorf("other server's create: %v", err)
+			}
+		}
+		return false, nil, nil
+	})
+	c := New(client, []string{"10.96.0.0/12"}, testingclock.NewFakeClock(time.Now()))
+	if err := c.Sync(ctx); err != nil {
+		t.Fatalf("Sync after another server created the ServiceCIDR: %v", err)
+	}
+	if !raced {
+		t.Fatal("the race was not exercised")
 	}
 }

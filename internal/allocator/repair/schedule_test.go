@@ -1,0 +1,37 @@
+package repair
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	testingclock "k8s.io/utils/clock/testing"
+)
+
+// TestRunPassesFastThenInterval: after the first pass (the caller's), the
+// next Threshold-1 passes come FastInterval apart, then one per interval.
+func TestRunPassesFastThenInterval(t *testing.T) {
+	start := time.Unix(0, 0)
+	clk := testingclock.NewFakeClock(start)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	passes := make(chan time.Duration)
+	go RunPasses(ctx, clk, 3*time.Minute, func(context.Context) error {
+		passes <- clk.Since(start)
+		return nil
+	})
+	want := []time.Duration{20 * time.Second, 40 * time.Second, 220 * time.Second, 400 * time.Second}
+	for _, at := range want {
+		for !clk.HasWaiters() { // the loop registers its timer on its own
+			time.Sleep(time.Millisecond)
+		}
+		clk.SetTime(start.Add(at - time.Nanosecond))
+		if !clk.HasWaiters() {
+			t.Fatalf("a pass ran before %v", at)
+		}
+		clk.SetTime(start.Add(at))
+		if got := <-passes; got != at {
+			t.Fatalf("pass at %v, want %v", got, at)
+		}
+	}
+}
