@@ -96,9 +96,9 @@ func benchIPTablesInNetns(out io.Writer, v iptables.Variant, services, endpoints
 	if chunk >= 0 {
 		p.ChunkChains = chunk
 	}
-	var last iptables.SyncResult
-	p.OnSynced = func(res iptables.SyncResult, _, _ *proxy.Snapshot, _ error) { last = res }
-	timed := func(full bool) (time.Duration, iptables.SyncResult, error) {
+	var last proxy.SyncResult
+	p.OnSynced = func(res proxy.SyncResult, _, _ *proxy.Snapshot, _ error) { last = res }
+	timed := func(full bool) (time.Duration, proxy.SyncResult, error) {
 		timedIPT.spent = 0
 		start := time.Now()
 		err := p.SyncProxyRules(full)
