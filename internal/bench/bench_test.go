@@ -69,7 +69,9 @@ func TestTimeSyncs(t *testing.T) {
 	var last proxy.SyncResult
 	b := &countingBackend{snap: &snap, last: &last}
 	var steps []int
-	got, err := timeSyncs(b, &snap, &last, func(i int) { steps = append(steps, i) })
+	prog := quietProgress()
+	defer prog.stop()
+	got, err := timeSyncs(prog, b, &snap, &last, func(i int) { steps = append(steps, i) })
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -48,7 +48,7 @@ func Proxy(out, errOut io.Writer, cfg ProxyConfig) error {
 			return err
 		}
 		defer stop()
-		return nftablesInNetns(out, cfg.Services, cfg.Endpoints, cfg.Nodes)
+		return nftablesInNetns(out, errOut, cfg.Services, cfg.Endpoints, cfg.Nodes)
 	case "iptables":
 		return iptablesBench(out, errOut, cfg)
 	case "userspace":
@@ -78,22 +78,25 @@ type syncTimes struct {
 
 // timeSyncs times a full sync of snap, one endpoint change, one new
 // Service and a full resync through b; *snap is what b's state returns.
-// after, when set, runs after each sync with its index.
-func timeSyncs(b proxy.Backend, snap **proxy.Snapshot, last *proxy.SyncResult, after func(step int)) (syncTimes, error) {
+// after, when set, runs after each sync with its index. prog names the
+// sync under way.
+func timeSyncs(prog *progress, b proxy.Backend, snap **proxy.Snapshot, last *proxy.SyncResult, after func(step int)) (syncTimes, error) {
 	var t syncTimes
 	steps := []struct {
+		name   string
 		full   bool
 		change func(*proxy.Snapshot) *proxy.Snapshot
 		into   *time.Duration
 	}{
-		{true, nil, &t.full},
-		{false, func(s *proxy.Snapshot) *proxy.Snapshot {
+		{"full sync into empty tables", true, nil, &t.full},
+		{"one endpoint change", false, func(s *proxy.Snapshot) *proxy.Snapshot {
 			return synthetic.MoveFirstEndpoint(s, synthetic.Name("svc-0"))
 		}, &t.change},
-		{false, synthetic.AddService, &t.newSvc},
-		{true, nil, &t.resync},
+		{"one new service", false, synthetic.AddService, &t.newSvc},
+		{"full resync", true, nil, &t.resync},
 	}
 	for i, s := range steps {
+		prog.phase(s.name, nil)
 		if s.change != nil {
 			*snap = s.change(*snap)
 		}
@@ -110,7 +113,7 @@ func timeSyncs(b proxy.Backend, snap **proxy.Snapshot, last *proxy.SyncResult, a
 	return t, nil
 }
 
-func nftablesInNetns(out io.Writer, services, endpoints, nodes int) error {
+func nftablesInNetns(out, progressOut io.Writer, services, endpoints, nodes int) error {
 	nft, err := nftables.NewInterface(proxy.IPv4)
 	if err != nil {
 		return err
@@ -123,7 +126,9 @@ func nftablesInNetns(out io.Writer, services, endpoints, nodes int) error {
 	p := nftables.NewProxier(nftables.Config{Family: proxy.IPv4}, nft, func() *proxy.Snapshot { return snap })
 	var last proxy.SyncResult
 	p.OnSynced = func(res proxy.SyncResult, _, _ *proxy.Snapshot, _ error) { last = res }
-	t, err := timeSyncs(p, &snap, &last, nil)
+	prog := startProgress(progressOut)
+	defer prog.stop()
+	t, err := timeSyncs(prog, p, &snap, &last, nil)
 	if err != nil {
 		return err
 	}

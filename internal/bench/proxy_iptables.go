@@ -18,7 +18,7 @@ import (
 // installed one when empty), each in a fresh namespace.
 func iptablesBench(out, errOut io.Writer, cfg ProxyConfig) error {
 	if cfg.InNetns {
-		return iptablesInNetns(out, iptables.Variant(cfg.IPTablesVariant), cfg.Services, cfg.Endpoints, cfg.IPTablesChunk)
+		return iptablesInNetns(out, errOut, iptables.Variant(cfg.IPTablesVariant), cfg.Services, cfg.Endpoints, cfg.IPTablesChunk)
 	}
 	variants := []string{cfg.IPTablesVariant}
 	if cfg.IPTablesVariant == "" {
@@ -44,7 +44,7 @@ func installedVariants() []string {
 	return out
 }
 
-func iptablesInNetns(out io.Writer, v iptables.Variant, services, endpoints, chunk int) error {
+func iptablesInNetns(out, progressOut io.Writer, v iptables.Variant, services, endpoints, chunk int) error {
 	ipt, err := iptables.New(proxy.IPv4, v)
 	if err != nil {
 		return err
@@ -58,7 +58,9 @@ func iptablesInNetns(out io.Writer, v iptables.Variant, services, endpoints, chu
 	var last proxy.SyncResult
 	p.OnSynced = func(res proxy.SyncResult, _, _ *proxy.Snapshot, _ error) { last = res }
 	var changeTool time.Duration
-	t, err := timeSyncs(p, &snap, &last, func(step int) {
+	prog := startProgress(progressOut)
+	defer prog.stop()
+	t, err := timeSyncs(prog, p, &snap, &last, func(step int) {
 		if step == 1 {
 			changeTool = timedIPT.spent // the endpoint change's restores
 		}
