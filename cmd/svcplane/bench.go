@@ -1,21 +1,11 @@
 package main
 
 import (
-	"bufio"
-	"context"
-	"fmt"
-	"io"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"strings"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
-	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/rest"
-	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/svcplane/svcplane/internal/bench"
 )
 
 func newBenchCommand() *cobra.Command {
@@ -26,120 +16,111 @@ func newBenchCommand() *cobra.Command {
 }
 
 func newBenchServerCommand() *cobra.Command {
-	var runs int
-	var idle time.Duration
+	c := bench.ServerConfig{Runs: 3, Idle: 10 * time.Second}
 	cmd := &cobra.Command{
 		Use:   "server",
 		Short: "Start `svcplane server` on a fresh embedded etcd; print time to /readyz 200 and idle RSS",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			self, err := os.Executable()
-			if err != nil {
-				return err
-			}
-			for i := 0; i < runs; i++ {
-				ready, rss, err := benchServerOnce(self, idle)
-				if err != nil {
-					return err
-				}
-				fmt.Fprintf(cmd.OutOrStdout(), "run %d: readyz 200 after %.3fs; RSS after %s idle: %.1f MB\n",
-					i+1, ready.Seconds(), idle, float64(rss)/(1<<20))
-			}
-			return nil
+			return bench.Server(cmd.OutOrStdout(), cmd.ErrOrStderr(), c)
 		},
 	}
-	cmd.Flags().IntVar(&runs, "runs", 3, "Number of fresh starts.")
-	cmd.Flags().DurationVar(&idle, "idle", 10*time.Second, "How long the server idles before RSS is read.")
+	cmd.Flags().IntVar(&c.Runs, "runs", c.Runs, "Number of fresh starts.")
+	cmd.Flags().DurationVar(&c.Idle, "idle", c.Idle, "How long the server idles before RSS is read.")
 	return cmd
 }
 
-// benchServer is a `svcplane server` process on a fresh data dir.
-type benchServer struct {
-	proc   *exec.Cmd
-	dir    string
-	config *rest.Config
-	client kubernetes.Interface
-	// ready is the time from exec to the first 200 from /readyz.
-	ready time.Duration
+func newBenchServicesCommand() *cobra.Command {
+	c := bench.ServicesConfig{Services: 5000, Clients: 32, Protobuf: true}
+	cmd := &cobra.Command{
+		Use:   "services",
+		Short: "Create N ClusterIP Services with W concurrent clients on a fresh server; print rate, p50/p99 and check uniqueness",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return bench.Services(cmd.OutOrStdout(), cmd.ErrOrStderr(), c)
+		},
+	}
+	f := cmd.Flags()
+	f.IntVar(&c.Services, "services", c.Services, "Number of Services to create.")
+	f.IntVar(&c.Clients, "clients", c.Clients, "Concurrent clients.")
+	f.BoolVar(&c.Protobuf, "protobuf", c.Protobuf, "Talk protobuf, as client-go programs of core types usually do (false: JSON, as kubectl).")
+	f.BoolVar(&c.Headless, "headless", false, "Create headless Services (no ClusterIP) for comparison.")
+	f.StringVar(&c.Kubeconfig, "kubeconfig", "", "Run against this running server instead of starting a fresh one (its default namespace must have no bench-* Services).")
+	f.StringArrayVar(&c.ServerArgs, "server-arg", nil, "Extra flag for the server (repeatable; not split at commas), e.g. --server-arg=--service-ip-allocator=bitmap.")
+	return cmd
 }
 
-// startBenchServer starts a server process with extra flags on a new data
-// dir and waits for /readyz.
-func startBenchServer(self string, extra ...string) (*benchServer, error) {
-	dir, err := os.MkdirTemp("", "svcplane-bench-")
-	if err != nil {
-		return nil, err
+func newBenchProxyCommand() *cobra.Command {
+	c := bench.ProxyConfig{Mode: "nftables", Services: 5000, Endpoints: 10, Nodes: 100, IPTablesChunk: -1}
+	cmd := &cobra.Command{
+		Use:   "proxy",
+		Short: "Sync a synthetic cluster into the nftables backend in a fresh network namespace; print sync times and RSS",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return bench.Proxy(cmd.OutOrStdout(), cmd.ErrOrStderr(), c)
+		},
 	}
-	args := append([]string{"server", "--data-dir", dir, "--secure-port", "0", "--bind-address", "127.0.0.1"}, extra...)
-	b := &benchServer{proc: exec.Command(self, args...), dir: dir}
-	dieWithParent(b.proc)
-	stdout, err := b.proc.StdoutPipe()
-	if err != nil {
-		return nil, err
+	f := cmd.Flags()
+	f.IntVar(&c.Services, "services", c.Services, "Number of Services (one TCP port each).")
+	f.IntVar(&c.Endpoints, "endpoints", c.Endpoints, "Endpoints per Service.")
+	f.IntVar(&c.Nodes, "nodes", c.Nodes, "Nodes the endpoints are spread over round-robin; the proxy's node is one of them (1: every endpoint local; 0: no node names).")
+	f.StringVar(&c.CPUProfile, "cpuprofile", "", "Write a CPU profile of the proxy side to this file (absolute path).")
+	f.StringVar(&c.MemProfile, "memprofile", "", "Write a heap profile (after the last sync) to this file (absolute path).")
+	f.StringVar(&c.Mode, "mode", c.Mode, "Backend to measure: nftables, iptables or userspace.")
+	f.StringVar(&c.IPTablesVariant, "iptables-variant", "", "iptables mode: legacy, nft, or empty for every installed one.")
+	f.IntVar(&c.IPTablesChunk, "iptables-chunk", c.IPTablesChunk, "iptables mode: chains per restore (-1: the backend's default for the variant).")
+	f.BoolVar(&c.InNetns, "in-netns", false, "Internal: run inside the namespace made for the bench.")
+	f.StringVar(&c.UserspaceRole, "userspace-role", "", "Internal: a helper process of the userspace bench.")
+	for _, hidden := range []string{"iptables-chunk", "in-netns", "userspace-role"} {
+		_ = f.MarkHidden(hidden)
 	}
-	start := time.Now()
-	if err := b.proc.Start(); err != nil {
-		return nil, err
-	}
-	line, err := bufio.NewReader(stdout).ReadString('\n')
-	if err != nil || !strings.Contains(line, "serving on") {
-		b.stop()
-		return nil, fmt.Errorf("server did not start: %q %v", line, err)
-	}
-	go func() { _, _ = io.Copy(io.Discard, stdout) }()
-	if b.config, err = clientcmd.BuildConfigFromFlags("", filepath.Join(dir, "kubeconfig")); err == nil {
-		b.client, err = kubernetes.NewForConfig(b.config)
-	}
-	if err != nil {
-		b.stop()
-		return nil, err
-	}
-	for deadline := start.Add(60 * time.Second); ; {
-		_, err := b.client.Discovery().RESTClient().Get().AbsPath("/readyz").DoRaw(context.Background())
-		if err == nil {
-			b.ready = time.Since(start)
-			return b, nil
-		}
-		if time.Now().After(deadline) {
-			b.stop()
-			return nil, fmt.Errorf("not ready after 60s: %v", err)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	return cmd
 }
 
-// stop ends the server with SIGTERM and removes its data dir.
-func (b *benchServer) stop() {
-	_ = b.proc.Process.Signal(syscall.SIGTERM)
-	_ = b.proc.Wait()
-	os.RemoveAll(b.dir)
+func newBenchNodesCommand() *cobra.Command {
+	c := bench.NodesConfig{Nodes: 1000, Pods: 30000, Clients: 32, Via: "pods", Hold: 45 * time.Second}
+	cmd := &cobra.Command{
+		Use:   "nodes",
+		Short: "Run N simulated nodes in one `svcplane node` process on a fresh server, create P pods; print time to all Running+Ready, agent RSS, /readyz and NotReady nodes",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := checkNodeCount(c.Nodes, 1); err != nil {
+				return err
+			}
+			return bench.Nodes(cmd.OutOrStdout(), cmd.ErrOrStderr(), c)
+		},
+	}
+	f := cmd.Flags()
+	f.IntVar(&c.Nodes, "nodes", c.Nodes, "Simulated nodes (one agent process).")
+	f.IntVar(&c.Pods, "pods", c.Pods, "Pods to create.")
+	f.IntVar(&c.Clients, "clients", c.Clients, "Concurrent creating clients.")
+	f.StringVar(&c.Via, "via", c.Via, "'pods': pods created with spec.nodeName round-robin (measures the agent); 'deployments': 100 Deployments bound by the scheduler.")
+	f.IntVar(&c.ReadyDelay, "ready-delay", 0, "readinessProbe initialDelaySeconds of the pods.")
+	f.DurationVar(&c.Hold, "hold", c.Hold, "After all pods are Ready, keep watching heartbeats this long (more than the 40 s grace period shows nodes stay Ready).")
+	f.StringArrayVar(&c.ServerArgs, "server-arg", nil, "Extra flag for the server (repeatable; not split at commas).")
+	f.StringArrayVar(&c.AgentArgs, "agent-arg", nil, "Extra flag for `svcplane node` (repeatable), e.g. --agent-arg=--workers=32.")
+	f.BoolVar(&c.KeepLog, "keep-log", false, "Keep the agent's log file (its path is printed).")
+	return cmd
 }
 
-// benchServerOnce measures one start: time to /readyz 200, then RSS after
-// idling.
-func benchServerOnce(self string, idle time.Duration) (time.Duration, int64, error) {
-	b, err := startBenchServer(self)
-	if err != nil {
-		return 0, 0, err
+func newBenchDeploymentCommand() *cobra.Command {
+	c := bench.DeploymentConfig{Nodes: 100, Replicas: 1000, Grace: 1}
+	cmd := &cobra.Command{
+		Use:   "deployment",
+		Short: "On a fresh server with N simulated nodes, create one Deployment of R replicas; print the time until it is Available with every replica, then until a background delete leaves no pod or ReplicaSet",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := checkNodeCount(c.Nodes, 1); err != nil {
+				return err
+			}
+			return bench.Deployment(cmd.OutOrStdout(), cmd.ErrOrStderr(), c)
+		},
 	}
-	defer b.stop()
-	time.Sleep(idle)
-	rss, err := rssBytes(b.proc.Process.Pid)
-	return b.ready, rss, err
-}
-
-// rssBytes reads VmRSS of a process from /proc.
-func rssBytes(pid int) (int64, error) {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		return 0, err
-	}
-	for _, l := range strings.Split(string(b), "\n") {
-		if strings.HasPrefix(l, "VmRSS:") {
-			var kb int64
-			_, err := fmt.Sscanf(strings.TrimPrefix(l, "VmRSS:"), "%d", &kb)
-			return kb * 1024, err
-		}
-	}
-	return 0, fmt.Errorf("no VmRSS for pid %d", pid)
+	f := cmd.Flags()
+	f.IntVar(&c.Nodes, "nodes", c.Nodes, "Simulated nodes (one agent process).")
+	f.IntVar(&c.Replicas, "replicas", c.Replicas, "Replicas of the Deployment.")
+	f.Int64Var(&c.Grace, "termination-grace-period", c.Grace, "terminationGracePeriodSeconds of the pods: a simulated pod serves until it ends, like a process that ignores SIGTERM (a pause container exits at once).")
+	f.StringArrayVar(&c.ServerArgs, "server-arg", nil, "Extra flag for the server (repeatable).")
+	f.StringArrayVar(&c.AgentArgs, "agent-arg", nil, "Extra flag for `svcplane node` (repeatable).")
+	return cmd
 }

@@ -1,45 +1,29 @@
 package main
 
 import (
-	"context"
-	"errors"
 	"fmt"
-	"net/netip"
 	"os"
 	"os/signal"
-	"strings"
 	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
+	"k8s.io/client-go/tools/clientcmd"
 	kubeproxyconfig "k8s.io/kube-proxy/config/v1alpha1"
 	"sigs.k8s.io/yaml"
 
-	"github.com/svcplane/svcplane/internal/proxy"
-	"github.com/svcplane/svcplane/internal/proxy/nftables"
+	"github.com/svcplane/svcplane/internal/proxy/app"
 )
 
-// proxyOptions are kube-proxy's settings that svcplane honours, with
+// proxyOptions are kube-proxy's flags that svcplane honours, with
 // kube-proxy's defaults.
 type proxyOptions struct {
-	kubeconfig, configFile, mode, clusterCIDR, hostname string
-	minSync, sync                                       time.Duration
-	nodePortAddresses                                   []string
-	masqueradeAll, cleanup                              bool
-	healthzAddr, metricsAddr                            string
-	// modes holds the iptables, ipvs and userspace settings.
-	modes modeOptions
-
-	// deps are the proxy's I/O (real by default; tests swap them).
-	deps proxyDeps
+	kubeconfig, configFile string
+	cleanup                bool
+	app.Config
 }
 
-// newProxyOptions returns kube-proxy's defaults.
-func newProxyOptions() *proxyOptions {
-	return &proxyOptions{mode: "nftables", minSync: time.Second, sync: 30 * time.Second,
-		healthzAddr: "0.0.0.0:10256", metricsAddr: "127.0.0.1:10249",
-		modes: modeOptions{ipvsScheduler: "rr", canaryInterval: time.Minute}}
-}
+func newProxyOptions() *proxyOptions { return &proxyOptions{Config: app.Defaults()} }
 
 func newProxyCommand() *cobra.Command {
 	o := newProxyOptions()
@@ -56,9 +40,14 @@ func newProxyCommand() *cobra.Command {
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			if o.cleanup {
-				return cleanupProxy(ctx)
+				return app.Cleanup(ctx)
 			}
-			return runProxy(ctx, o)
+			rc, err := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(
+				&clientcmd.ClientConfigLoadingRules{ExplicitPath: o.kubeconfig}, &clientcmd.ConfigOverrides{}).ClientConfig()
+			if err != nil {
+				return err
+			}
+			return app.RunForConfig(ctx, o.Config, rc)
 		},
 	}
 	o.addFlags(cmd)
@@ -70,17 +59,19 @@ func (o *proxyOptions) addFlags(cmd *cobra.Command) {
 	f := cmd.Flags()
 	f.StringVar(&o.kubeconfig, "kubeconfig", "", "Path to a kubeconfig (empty: in-cluster config).")
 	f.StringVar(&o.configFile, "config", "", "A KubeProxyConfiguration (kubeproxy.config.k8s.io/v1alpha1) file; flags given explicitly win.")
-	f.StringVar(&o.mode, "proxy-mode", o.mode, "Proxy mode: nftables, iptables, ipvs (falls back to iptables without kernel IPVS) or userspace.")
-	f.StringVar(&o.clusterCIDR, "cluster-cidr", "", "Pod CIDRs (comma-separated); traffic to a ClusterIP from outside is masqueraded.")
-	f.StringVar(&o.hostname, "hostname-override", "", "Node name to use instead of the hostname.")
-	f.DurationVar(&o.minSync, "min-sync-period", o.minSync, "Minimum interval between rule syncs.")
-	f.DurationVar(&o.sync, "sync-period", o.sync, "Interval of full rule resyncs.")
-	f.StringSliceVar(&o.nodePortAddresses, "nodeport-addresses", nil, "CIDRs (or \"primary\") NodePorts are accepted on; empty: all local addresses.")
-	f.BoolVar(&o.masqueradeAll, "masquerade-all", false, "Masquerade all Service traffic.")
-	f.StringVar(&o.healthzAddr, "healthz-bind-address", o.healthzAddr, "Address:port of /healthz and /livez (empty: off).")
-	f.StringVar(&o.metricsAddr, "metrics-bind-address", o.metricsAddr, "Address:port of /metrics (empty: off).")
+	f.StringVar(&o.Mode, "proxy-mode", o.Mode, "Proxy mode: nftables, iptables, ipvs (falls back to iptables without kernel IPVS) or userspace.")
+	f.StringVar(&o.ClusterCIDR, "cluster-cidr", "", "Pod CIDRs (comma-separated); traffic to a ClusterIP from outside is masqueraded.")
+	f.StringVar(&o.HostnameOverride, "hostname-override", "", "Node name to use instead of the hostname.")
+	f.DurationVar(&o.MinSyncPeriod, "min-sync-period", o.MinSyncPeriod, "Minimum interval between rule syncs.")
+	f.DurationVar(&o.SyncPeriod, "sync-period", o.SyncPeriod, "Interval of full rule resyncs.")
+	f.StringSliceVar(&o.NodePortAddresses, "nodeport-addresses", nil, "CIDRs (or \"primary\") NodePorts are accepted on; empty: all local addresses.")
+	f.BoolVar(&o.MasqueradeAll, "masquerade-all", false, "Masquerade all Service traffic.")
+	f.StringVar(&o.HealthzBindAddress, "healthz-bind-address", o.HealthzBindAddress, "Address:port of /healthz and /livez (empty: off).")
+	f.StringVar(&o.MetricsBindAddress, "metrics-bind-address", o.MetricsBindAddress, "Address:port of /metrics (empty: off).")
 	f.BoolVar(&o.cleanup, "cleanup", false, "Remove everything the proxy installed and exit.")
-	addModeFlags(f, o)
+	f.StringVar(&o.IPTablesVariant, "iptables-variant", "", "iptables and ipvs modes: legacy or nft tools (empty: whatever `iptables` is).")
+	f.StringVar(&o.IPVSScheduler, "ipvs-scheduler", o.IPVSScheduler, "ipvs and userspace modes: rr, wrr, lc, wlc, lblc, lblcr, sh, dh, sed, nq or mh.")
+	f.DurationVar(&o.CanaryInterval, "iptables-canary-interval", o.CanaryInterval, "iptables mode: how often the canary chains are checked for a flush.")
 }
 
 // loadConfig reads a KubeProxyConfiguration; flags set on the command line
@@ -102,18 +93,38 @@ func (o *proxyOptions) loadConfig(cmd *cobra.Command) error {
 			apply()
 		}
 	}
-	set("proxy-mode", func() { o.mode = nonEmpty(string(c.Mode), o.mode) })
-	set("cluster-cidr", func() { o.clusterCIDR = nonEmpty(c.ClusterCIDR, o.clusterCIDR) })
-	set("hostname-override", func() { o.hostname = nonEmpty(c.HostnameOverride, o.hostname) })
-	set("min-sync-period", func() { o.minSync = nonZero(c.NFTables.MinSyncPeriod.Duration, o.minSync) })
-	set("sync-period", func() { o.sync = nonZero(c.NFTables.SyncPeriod.Duration, o.sync) })
-	set("nodeport-addresses", func() { o.nodePortAddresses = append(o.nodePortAddresses, c.NodePortAddresses...) })
-	set("masquerade-all", func() { o.masqueradeAll = o.masqueradeAll || c.NFTables.MasqueradeAll })
-	set("healthz-bind-address", func() { o.healthzAddr = nonEmpty(c.HealthzBindAddress, o.healthzAddr) })
-	set("metrics-bind-address", func() { o.metricsAddr = nonEmpty(c.MetricsBindAddress, o.metricsAddr) })
+	set("proxy-mode", func() { o.Mode = nonEmpty(string(c.Mode), o.Mode) })
+	set("cluster-cidr", func() { o.ClusterCIDR = nonEmpty(c.ClusterCIDR, o.ClusterCIDR) })
+	set("hostname-override", func() { o.HostnameOverride = nonEmpty(c.HostnameOverride, o.HostnameOverride) })
+	set("min-sync-period", func() { o.MinSyncPeriod = nonZero(c.NFTables.MinSyncPeriod.Duration, o.MinSyncPeriod) })
+	set("sync-period", func() { o.SyncPeriod = nonZero(c.NFTables.SyncPeriod.Duration, o.SyncPeriod) })
+	set("nodeport-addresses", func() { o.NodePortAddresses = append(o.NodePortAddresses, c.NodePortAddresses...) })
+	set("masquerade-all", func() { o.MasqueradeAll = o.MasqueradeAll || c.NFTables.MasqueradeAll })
+	set("healthz-bind-address", func() { o.HealthzBindAddress = nonEmpty(c.HealthzBindAddress, o.HealthzBindAddress) })
+	set("metrics-bind-address", func() { o.MetricsBindAddress = nonEmpty(c.MetricsBindAddress, o.MetricsBindAddress) })
 	set("kubeconfig", func() { o.kubeconfig = nonEmpty(c.ClientConnection.Kubeconfig, o.kubeconfig) })
-	o.modes.fromConfig(o, &c, set)
+	o.modeConfig(&c, set)
 	return nil
+}
+
+// modeConfig reads the mode-specific parts of a KubeProxyConfiguration:
+// the iptables or ipvs sync periods (instead of the nftables ones), the
+// IPVS scheduler and masqueradeAll.
+func (o *proxyOptions) modeConfig(c *kubeproxyconfig.KubeProxyConfiguration, set func(string, func())) {
+	set("ipvs-scheduler", func() { o.IPVSScheduler = nonEmpty(c.IPVS.Scheduler, o.IPVSScheduler) })
+	var minSync, sync time.Duration
+	var masqAll bool
+	switch o.Mode {
+	case app.ModeIPTables:
+		minSync, sync, masqAll = c.IPTables.MinSyncPeriod.Duration, c.IPTables.SyncPeriod.Duration, c.IPTables.MasqueradeAll
+	case app.ModeIPVS:
+		minSync, sync, masqAll = c.IPVS.MinSyncPeriod.Duration, c.IPVS.SyncPeriod.Duration, c.IPTables.MasqueradeAll
+	default:
+		return
+	}
+	set("min-sync-period", func() { o.MinSyncPeriod = nonZero(minSync, o.MinSyncPeriod) })
+	set("sync-period", func() { o.SyncPeriod = nonZero(sync, o.SyncPeriod) })
+	set("masquerade-all", func() { o.MasqueradeAll = o.MasqueradeAll || masqAll })
 }
 
 func nonEmpty(v, def string) string {
@@ -128,61 +139,4 @@ func nonZero(v, def time.Duration) time.Duration {
 		return def
 	}
 	return v
-}
-
-func cleanupProxy(ctx context.Context) error {
-	var errs []error
-	for _, fam := range []proxy.IPFamily{proxy.IPv4, proxy.IPv6} {
-		nft, err := nftables.NewInterface(fam)
-		if err == nil {
-			err = nftables.Cleanup(ctx, nft)
-		}
-		errs = append(errs, err)
-	}
-	errs = append(errs, cleanupOtherModes(ctx))
-	return errors.Join(errs...)
-}
-
-// clusterCIDRs parses --cluster-cidr.
-func (o *proxyOptions) clusterCIDRs() ([]netip.Prefix, error) {
-	var out []netip.Prefix
-	for _, s := range strings.Split(o.clusterCIDR, ",") {
-		if s = strings.TrimSpace(s); s == "" {
-			continue
-		}
-		p, err := netip.ParsePrefix(s)
-		if err != nil {
-			return nil, fmt.Errorf("--cluster-cidr: %w", err)
-		}
-		out = append(out, p.Masked())
-	}
-	return out, nil
-}
-
-// modeConfig turns options into one family's backend settings.
-func (o *proxyOptions) modeConfig(family proxy.IPFamily) (modeConfig, error) {
-	cfg := modeConfig{Family: family, MasqueradeAll: o.masqueradeAll}
-	cidrs, err := o.clusterCIDRs()
-	if err != nil {
-		return cfg, err
-	}
-	for _, p := range cidrs {
-		if proxy.FamilyOf(p.Addr()) == family {
-			cfg.ClusterCIDRs = append(cfg.ClusterCIDRs, p)
-		}
-	}
-	for _, s := range o.nodePortAddresses {
-		if s == "primary" {
-			cfg.NodePortPrimary = true
-			continue
-		}
-		p, err := netip.ParsePrefix(s)
-		if err != nil {
-			return cfg, fmt.Errorf("--nodeport-addresses: %w", err)
-		}
-		if proxy.FamilyOf(p.Addr()) == family {
-			cfg.NodePortAddresses = append(cfg.NodePortAddresses, p.Masked())
-		}
-	}
-	return cfg, nil
 }

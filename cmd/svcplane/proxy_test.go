@@ -9,8 +9,6 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-
-	"github.com/svcplane/svcplane/internal/proxy"
 )
 
 // parseProxyFlags parses args as `svcplane proxy` would, loading --config.
@@ -56,22 +54,11 @@ func TestConfigFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if o.clusterCIDR != "10.244.0.0/16,fd00:10:244::/56" || o.hostname != "Node-A" || !o.masqueradeAll ||
-		o.minSync != 2*time.Second || o.sync != time.Minute || o.healthzAddr != "0.0.0.0:20256" ||
-		o.metricsAddr != "127.0.0.1:20249" || o.kubeconfig != "/etc/kube/proxy.conf" ||
-		!slices.Equal(o.nodePortAddresses, []string{"192.168.0.0/16"}) {
+	if o.ClusterCIDR != "10.244.0.0/16,fd00:10:244::/56" || o.HostnameOverride != "Node-A" || !o.MasqueradeAll ||
+		o.MinSyncPeriod != 2*time.Second || o.SyncPeriod != time.Minute || o.HealthzBindAddress != "0.0.0.0:20256" ||
+		o.MetricsBindAddress != "127.0.0.1:20249" || o.kubeconfig != "/etc/kube/proxy.conf" ||
+		!slices.Equal(o.NodePortAddresses, []string{"192.168.0.0/16"}) {
 		t.Errorf("config not applied: %+v", o)
-	}
-	if name, _ := o.proxyNodeName(); name != "node-a" {
-		t.Errorf("node name %q", name)
-	}
-	v4, err := o.modeConfig(proxy.IPv4)
-	if err != nil || len(v4.ClusterCIDRs) != 1 || v4.ClusterCIDRs[0].String() != "10.244.0.0/16" || len(v4.NodePortAddresses) != 1 {
-		t.Errorf("IPv4 backend config %+v %v", v4, err)
-	}
-	v6, err := o.modeConfig(proxy.IPv6)
-	if err != nil || len(v6.ClusterCIDRs) != 1 || v6.Family != proxy.IPv6 || len(v6.NodePortAddresses) != 0 {
-		t.Errorf("IPv6 backend config %+v %v", v6, err)
 	}
 }
 
@@ -81,12 +68,12 @@ func TestConfigFileExplicitFlagsWin(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if o.minSync != 5*time.Second || o.clusterCIDR != "10.0.0.0/8" || o.hostname != "other" || o.masqueradeAll ||
-		!slices.Equal(o.nodePortAddresses, []string{"primary"}) {
+	if o.MinSyncPeriod != 5*time.Second || o.ClusterCIDR != "10.0.0.0/8" || o.HostnameOverride != "other" || o.MasqueradeAll ||
+		!slices.Equal(o.NodePortAddresses, []string{"primary"}) {
 		t.Errorf("explicit flags lost: %+v", o)
 	}
-	if o.sync != time.Minute {
-		t.Errorf("flags not given should come from the file: sync=%v", o.sync)
+	if o.SyncPeriod != time.Minute {
+		t.Errorf("flags not given should come from the file: sync=%v", o.SyncPeriod)
 	}
 }
 
@@ -96,7 +83,7 @@ func TestConfigFileDefaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	def := newProxyOptions()
-	if o.minSync != def.minSync || o.sync != def.sync || o.healthzAddr != def.healthzAddr || o.mode != "nftables" {
+	if o.MinSyncPeriod != def.MinSyncPeriod || o.SyncPeriod != def.SyncPeriod || o.HealthzBindAddress != def.HealthzBindAddress || o.Mode != "nftables" {
 		t.Errorf("an empty config should keep the defaults: %+v", o)
 	}
 }
@@ -113,23 +100,6 @@ func TestConfigFileRejected(t *testing.T) {
 		_, err := parseProxyFlags(t, tc.config)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: error %v, want it to mention %q", name, err, tc.want)
-		}
-	}
-}
-
-func TestFamiliesOf(t *testing.T) {
-	for _, tc := range []struct {
-		addrs []string
-		want  []proxy.IPFamily
-	}{
-		{nil, []proxy.IPFamily{proxy.IPv4}},
-		{[]string{"10.244.0.0", "192.168.0.2"}, []proxy.IPFamily{proxy.IPv4}},
-		{[]string{"fd00::1"}, []proxy.IPFamily{proxy.IPv6}},
-		{[]string{"fd00::1", "192.168.0.2", "fd00::2"}, []proxy.IPFamily{proxy.IPv6, proxy.IPv4}},
-		{[]string{"node-a.example", "192.168.0.2", "fd00::1"}, []proxy.IPFamily{proxy.IPv4, proxy.IPv6}},
-	} {
-		if got := familiesOf(tc.addrs); !slices.Equal(got, tc.want) {
-			t.Errorf("familiesOf(%v) = %v, want %v", tc.addrs, got, tc.want)
 		}
 	}
 }

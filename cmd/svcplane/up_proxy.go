@@ -9,6 +9,7 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/svcplane/svcplane/internal/apiserver"
+	"github.com/svcplane/svcplane/internal/proxy/app"
 )
 
 // addUpProxyFlags registers up's proxy flag.
@@ -32,15 +33,15 @@ func addLocalProxy(s *apiserver.Server, nodes int, mode string) error {
 		klog.InfoS("Not starting the service proxy: it serves one local node", "nodes", nodes)
 		return nil
 	}
-	o := newProxyOptions()
-	o.mode, o.hostname, o.clusterCIDR = mode, s.Options.NodeName, s.Options.ClusterCIDR
+	pc := app.Defaults()
+	pc.Mode, pc.HostnameOverride, pc.ClusterCIDR = mode, s.Options.NodeName, s.Options.ClusterCIDR
 	cfg, err := clientcmd.BuildConfigFromFlags("", s.Kubeconfig)
 	if err != nil {
 		return err
 	}
 	return s.AddPostStartHook("start-service-proxy", func(hc genericapiserver.PostStartHookContext) error {
 		go func() {
-			if err := runProxyForConfig(hc, o, cfg); err != nil {
+			if err := app.RunForConfig(hc, pc, cfg); err != nil {
 				klog.ErrorS(err, "Service proxy stopped; the rest of svcplane up runs on (the proxy needs root and nftables)")
 			}
 		}()

@@ -76,7 +76,7 @@ func runSyncSteps(v Variant, steps []string) error {
 	var snap *proxy.Snapshot
 	p := NewProxier(Config{Family: family}, ipt, func() *proxy.Snapshot { return snap }, nil)
 	var ctErr error
-	p.OnSynced = func(_ SyncResult, _, cur *proxy.Snapshot, err error) {
+	p.OnSynced = func(_ proxy.SyncResult, _, cur *proxy.Snapshot, err error) {
 		if err == nil {
 			_, ctErr = conntrack.CleanStaleEntries(conntrack.New(), cur, nil)
 		}

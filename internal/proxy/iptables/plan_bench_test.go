@@ -4,30 +4,16 @@ import (
 	"maps"
 	"net/netip"
 	"slices"
-	"strconv"
 	"testing"
 
 	"github.com/svcplane/svcplane/internal/proxy"
+	"github.com/svcplane/svcplane/internal/proxy/proxytest/synthetic"
 )
 
+// syntheticSnapshot is the shared benchmark cluster without node names,
+// as the figures in the README.
 func syntheticSnapshot(services, endpoints int) *proxy.Snapshot {
-	s := &proxy.Snapshot{Family: proxy.IPv4, Services: map[proxy.ServicePortName]*proxy.ServicePort{},
-		Endpoints: map[proxy.ServicePortName][]proxy.Endpoint{}, Node: proxy.Node{Name: "bench"}}
-	next := uint32(10<<24 | 128<<16)
-	a4 := func(v uint32) netip.Addr {
-		return netip.AddrFrom4([4]byte{byte(v >> 24), byte(v >> 16), byte(v >> 8), byte(v)})
-	}
-	for i := 0; i < services; i++ {
-		name := proxy.ServicePortName{Namespace: "bench", Name: "svc-" + strconv.Itoa(i), Port: "http", Protocol: proxy.TCP}
-		s.Services[name] = &proxy.ServicePort{Name: name, Protocol: proxy.TCP, Port: 80, ClusterIP: a4(10<<24 | 96<<16 | uint32(i+1))}
-		eps := make([]proxy.Endpoint, endpoints)
-		for j := range eps {
-			next++
-			eps[j] = proxy.Endpoint{IP: a4(next), Port: 8080, Ready: true, Serving: true}
-		}
-		s.Endpoints[name] = eps
-	}
-	return s
+	return synthetic.Snapshot(services, endpoints, 0)
 }
 
 func BenchmarkPlan5000x10(b *testing.B) {

@@ -56,22 +56,12 @@ const nftChunkChains = 250
 // canaryTables are where the canary chain lives.
 var canaryTables = []Table{TableMangle, TableNAT, TableFilter}
 
-// SyncResult describes one sync.
-type SyncResult struct {
-	Full bool
-	// Changes counts chains written or deleted.
-	Changes int
-	// RestoreBytes is the size of the restore input.
-	RestoreBytes int
-	Duration     time.Duration
-}
-
 // Proxier owns one family's KUBE-* chains.
 type Proxier struct {
 	cfg   Config
 	ipt   Interface
 	state func() *proxy.Snapshot
-	clock clock.PassiveClock
+	clock clock.WithTicker
 
 	// ChunkChains > 0 splits the service chains of a sync over COMMIT
 	// sections (transactions) of about that many chains
@@ -87,11 +77,14 @@ type Proxier struct {
 	lastSnap  *proxy.Snapshot
 	// OnSynced, when set, is called after each sync with its result, the
 	// previous and the current snapshot (conntrack cleanup, metrics).
-	OnSynced func(res SyncResult, prev, cur *proxy.Snapshot, err error)
+	OnSynced proxy.SyncedFunc
+	// CanaryInterval is how often Run checks the canary chains (0: every
+	// minute).
+	CanaryInterval time.Duration
 }
 
 // NewProxier returns a Proxier installing snapshots from state through ipt.
-func NewProxier(cfg Config, ipt Interface, state func() *proxy.Snapshot, clk clock.PassiveClock) *Proxier {
+func NewProxier(cfg Config, ipt Interface, state func() *proxy.Snapshot, clk clock.WithTicker) *Proxier {
 	if clk == nil {
 		clk = clock.RealClock{}
 	}
@@ -123,7 +116,7 @@ func (p *Proxier) SyncProxyRules(full bool) error {
 		}
 	}
 	desired := planFrom(&p.cfg, snap, p.installed, changed)
-	res := SyncResult{Full: full || p.installed == nil}
+	res := proxy.SyncResult{Full: full || p.installed == nil}
 	prev := p.installed
 	var stale map[Table][]string
 	var missing []jump
@@ -211,7 +204,7 @@ func hasJump(rules []string, target string) bool {
 	return false
 }
 
-func (p *Proxier) failed(res SyncResult, snap *proxy.Snapshot, err error) error {
+func (p *Proxier) failed(res proxy.SyncResult, snap *proxy.Snapshot, err error) error {
 	p.installed = nil // unknown: the next sync is full and lists the tables
 	if p.OnSynced != nil {
 		p.OnSynced(res, p.lastSnap, snap, err)
@@ -258,6 +251,12 @@ func (p *Proxier) CheckCanary(ctx context.Context, resync func()) bool {
 		resync()
 	}
 	return true
+}
+
+// Run checks the canary chains every CanaryInterval until ctx ends
+// (Monitor); it implements proxy.Backend.
+func (p *Proxier) Run(ctx context.Context, resync func()) {
+	Monitor(ctx, p.clock, p.CanaryInterval, p, resync)
 }
 
 // Monitor checks the canary every interval (a minute if it is not

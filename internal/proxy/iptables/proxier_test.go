@@ -57,11 +57,11 @@ func TestPartialRestoreWritesOnlyChangedChains(t *testing.T) {
 
 // fullySynced returns a proxier over fake that recorded its syncs and has
 // done a first full one.
-func fullySynced(t *testing.T, fake *Fake, snap **proxy.Snapshot) (*Proxier, *[]SyncResult) {
+func fullySynced(t *testing.T, fake *Fake, snap **proxy.Snapshot) (*Proxier, *[]proxy.SyncResult) {
 	t.Helper()
-	results := &[]SyncResult{}
+	results := &[]proxy.SyncResult{}
 	p := newTestProxier(Config{Family: proxy.IPv4}, fake, snap)
-	p.OnSynced = func(res SyncResult, _, _ *proxy.Snapshot, err error) { *results = append(*results, res) }
+	p.OnSynced = func(res proxy.SyncResult, _, _ *proxy.Snapshot, err error) { *results = append(*results, res) }
 	if err := p.SyncProxyRules(true); err != nil {
 		t.Fatal(err)
 	}

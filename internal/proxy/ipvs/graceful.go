@@ -164,6 +164,10 @@ func (p *Proxier) Draining() []string {
 	return sortedNames(p.draining)
 }
 
+// Run runs the graceful termination checks (RunGracefulTermination) until
+// ctx ends; it implements proxy.Backend.
+func (p *Proxier) Run(ctx context.Context, _ func()) { p.RunGracefulTermination(ctx) }
+
 // RunGracefulTermination checks the draining real servers every
 // Config.GracefulTerminationInterval (on the Proxier's clock) until ctx
 // ends.

@@ -17,14 +17,6 @@ import (
 	"github.com/svcplane/svcplane/internal/proxy/scheduler"
 )
 
-// SyncResult describes one sync.
-type SyncResult struct {
-	Full bool
-	// Changes counts IPVS and kube-ipvs0 address operations.
-	Changes  int
-	Duration time.Duration
-}
-
 // Proxier reconciles IPVS, kube-ipvs0, the ipsets and the iptables rules
 // with the planned State.
 type Proxier struct {
@@ -46,7 +38,7 @@ type Proxier struct {
 	// afterDrain, when set (tests), runs after each periodic check.
 	afterDrain func()
 	// OnSynced, when set, is called after each sync.
-	OnSynced func(res SyncResult, prev, cur *proxy.Snapshot, err error)
+	OnSynced proxy.SyncedFunc
 }
 
 // NewProxier returns a Proxier for cfg.Family (IPv4 when unset);
@@ -105,7 +97,7 @@ func (p *Proxier) SyncProxyRules(full bool) error {
 	ctx := context.Background()
 	snap := p.state()
 	desired := Plan(&p.cfg, snap)
-	res := SyncResult{Full: full || p.installed == nil}
+	res := proxy.SyncResult{Full: full || p.installed == nil}
 	have := p.installed
 	var err error
 	if res.Full {

@@ -47,8 +47,8 @@ func TestPartialSyncSendsOnlyChanges(t *testing.T) {
 		proxytest.Svc("web", "10.96.0.10", 80), proxytest.Slice("web", 8080, "10.244.1.2@"+proxytest.OtherNode, "10.244.2.3@"+proxytest.OtherNode),
 		proxytest.Svc("other", "10.96.0.11", 80), proxytest.Slice("other", 8080, "10.244.3.3@"+proxytest.OtherNode))
 	p := f.proxier(t, Config{Family: proxy.IPv4, Scheduler: "wlc"}, &snap)
-	var results []SyncResult
-	p.OnSynced = func(r SyncResult, _, _ *proxy.Snapshot, err error) { results = append(results, r) }
+	var results []proxy.SyncResult
+	p.OnSynced = func(r proxy.SyncResult, _, _ *proxy.Snapshot, err error) { results = append(results, r) }
 	if err := p.SyncProxyRules(true); err != nil {
 		t.Fatal(err)
 	}

@@ -2,13 +2,12 @@ package nftables
 
 import (
 	"context"
-	"net/netip"
-	"strconv"
 	"testing"
 
 	"sigs.k8s.io/knftables"
 
 	"github.com/svcplane/svcplane/internal/proxy"
+	"github.com/svcplane/svcplane/internal/proxy/proxytest/synthetic"
 )
 
 // discardNFT renders scripts like the real CLI and throws them away, so
@@ -19,24 +18,10 @@ func (discardNFT) Family() knftables.Family                          { return kn
 func (discardNFT) RunScript(context.Context, []byte) error           { return nil }
 func (discardNFT) Run(context.Context, *knftables.Transaction) error { return nil }
 
+// benchSnapshot is the cluster `svcplane bench proxy` syncs by default:
+// endpoints spread over 100 nodes, the proxy's among them.
 func benchSnapshot(services, endpoints int) *proxy.Snapshot {
-	s := &proxy.Snapshot{Family: proxy.IPv4, Services: map[proxy.ServicePortName]*proxy.ServicePort{},
-		Endpoints: map[proxy.ServicePortName][]proxy.Endpoint{}, Node: proxy.Node{Name: "n"}}
-	ip := func(v uint32) netip.Addr {
-		return netip.AddrFrom4([4]byte{byte(v >> 24), byte(v >> 16), byte(v >> 8), byte(v)})
-	}
-	next := uint32(10<<24 | 128<<16)
-	for i := 0; i < services; i++ {
-		name := proxy.ServicePortName{Namespace: "b", Name: "s" + strconv.Itoa(i), Port: "p", Protocol: proxy.TCP}
-		s.Services[name] = &proxy.ServicePort{Name: name, Protocol: proxy.TCP, Port: 80, ClusterIP: ip(10<<24 | 96<<16 | uint32(i+1))}
-		eps := make([]proxy.Endpoint, endpoints)
-		for j := range eps {
-			next++
-			eps[j] = proxy.Endpoint{IP: ip(next), Port: 8080, Ready: true, Serving: true, NodeName: "other"}
-		}
-		s.Endpoints[name] = eps
-	}
-	return s
+	return synthetic.Snapshot(services, endpoints, 100)
 }
 
 // BenchmarkFullSync: planning and rendering a full sync of 5,000
@@ -56,7 +41,7 @@ func BenchmarkFullSync(b *testing.B) {
 // BenchmarkPartialSync: one endpoint of one of 5,000 Services changes.
 func BenchmarkPartialSync(b *testing.B) {
 	base := benchSnapshot(5000, 10)
-	name := proxy.ServicePortName{Namespace: "b", Name: "s0", Port: "p", Protocol: proxy.TCP}
+	name := synthetic.Name("svc-0")
 	variants := [2]*proxy.Snapshot{}
 	for k := range variants {
 		s := *base

@@ -63,7 +63,7 @@ func runSyncSteps(steps []string) error {
 	var snap *proxy.Snapshot
 	p := NewProxier(Config{Family: family}, nft, func() *proxy.Snapshot { return snap })
 	var ctErr error
-	p.OnSynced = func(_ SyncResult, _, cur *proxy.Snapshot, err error) {
+	p.OnSynced = func(_ proxy.SyncResult, _, cur *proxy.Snapshot, err error) {
 		if err == nil {
 			_, ctErr = conntrack.CleanStaleEntries(conntrack.New(), cur, nil)
 		}

@@ -15,14 +15,6 @@ import (
 	"github.com/svcplane/svcplane/internal/proxy"
 )
 
-// SyncResult describes one SyncProxyRules call.
-type SyncResult struct {
-	Full bool
-	// Changes counts objects and elements sent (incremental syncs).
-	Changes  int
-	Duration time.Duration
-}
-
 // Proxier owns one family's table.
 type Proxier struct {
 	cfg   Config
@@ -35,7 +27,7 @@ type Proxier struct {
 	lastSnap  *proxy.Snapshot
 	// OnSynced, when set, is called after each sync with its result and
 	// the snapshot it installed (conntrack cleanup, metrics, health).
-	OnSynced func(res SyncResult, prev, cur *proxy.Snapshot, err error)
+	OnSynced proxy.SyncedFunc
 }
 
 // NewProxier returns a Proxier installing snapshots from state into nft
@@ -65,6 +57,10 @@ func nftFamily(f proxy.IPFamily) knftables.Family {
 	return knftables.IPv4Family
 }
 
+// Run waits for ctx to end: the nftables backend needs nothing beside its
+// syncs. It implements proxy.Backend.
+func (p *Proxier) Run(ctx context.Context, _ func()) { <-ctx.Done() }
+
 // SyncProxyRules installs the current snapshot. An incremental sync
 // re-plans only the service ports the snapshot's Changes name (all of
 // them when Changes is nil or the node changed) and sends the difference
@@ -75,7 +71,7 @@ func (p *Proxier) SyncProxyRules(full bool) (err error) {
 	defer p.mu.Unlock()
 	start := time.Now()
 	snap := p.state()
-	res := SyncResult{Full: full || p.installed == nil}
+	res := proxy.SyncResult{Full: full || p.installed == nil}
 	ctx := context.Background()
 	w, run := p.newWriter()
 	var desired *ruleset
@@ -176,7 +172,7 @@ func nodeRulesEqual(a, b *proxy.Node) bool {
 	return a.Name == b.Name && maps.Equal(a.Labels, b.Labels) && slices.Equal(a.IPs, b.IPs)
 }
 
-func (p *Proxier) failed(res SyncResult, snap *proxy.Snapshot, err error) {
+func (p *Proxier) failed(res proxy.SyncResult, snap *proxy.Snapshot, err error) {
 	p.installed = nil // unknown: the next sync is full and lists the table
 	if p.OnSynced != nil {
 		p.OnSynced(res, p.lastSnap, snap, err)

@@ -223,8 +223,8 @@ func TestFailedSyncIsFollowedByFullSync(t *testing.T) {
 	web := proxytest.Svc("web", "10.96.0.10", 80)
 	snap := proxytest.Snapshot(proxy.IPv4, web, proxytest.Slice("web", 8080, "10.244.1.2@"+proxytest.NodeName))
 	p := NewProxier(cfg, nft, func() *proxy.Snapshot { return snap })
-	var results []SyncResult
-	p.OnSynced = func(res SyncResult, _, _ *proxy.Snapshot, err error) {
+	var results []proxy.SyncResult
+	p.OnSynced = func(res proxy.SyncResult, _, _ *proxy.Snapshot, err error) {
 		if err == nil {
 			results = append(results, res)
 		}

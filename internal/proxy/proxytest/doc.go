@@ -7,5 +7,7 @@
 // statistic, recent, ipsets), IPVSTracer the IPVS state behind the iptables
 // rules. RunChecks compares a tracer's fates with a scenario's checks; random
 // spreads are enumerated (enumerate) so every reachable endpoint is listed.
-// The network-namespace lab of the kernel tests is the netlab subpackage.
+// The network-namespace lab of the kernel tests is the netlab subpackage;
+// the benchmarks' synthetic cluster is the synthetic subpackage (which
+// `svcplane bench` links; this package only tests do).
 package proxytest

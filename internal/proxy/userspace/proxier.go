@@ -77,16 +77,6 @@ const (
 	kindNodePort = "nodeport"
 )
 
-// SyncResult describes one sync.
-type SyncResult struct {
-	Full      bool
-	Listeners int
-	Portals   int
-	// Refusals are the reject and drop rules of ports without endpoints.
-	Refusals int
-	Duration time.Duration
-}
-
 // Proxier runs the listeners of every service port and keeps the redirect
 // rules in step.
 type Proxier struct {
@@ -100,7 +90,7 @@ type Proxier struct {
 	services map[proxy.ServicePortName]*svcState
 	lastSnap *proxy.Snapshot
 	// OnSynced, when set, is called after each sync.
-	OnSynced func(res SyncResult, prev, cur *proxy.Snapshot, err error)
+	OnSynced proxy.SyncedFunc
 }
 
 // svcState is one service port's listeners by kind.
@@ -151,7 +141,8 @@ func (p *Proxier) SyncProxyRules(full bool) error {
 	}
 	var portals []Portal
 	var refusals []Refusal
-	res := SyncResult{Full: full}
+	res := proxy.SyncResult{Full: full}
+	listeners := 0
 	for name, svc := range snap.Services {
 		st, err := p.syncService(svc, snap.Endpoints[name], snap.Node)
 		if err != nil {
@@ -160,11 +151,11 @@ func (p *Proxier) SyncProxyRules(full bool) error {
 		if st == nil {
 			continue
 		}
-		res.Listeners += len(st.listeners)
+		listeners += len(st.listeners)
 		pt, rf := st.rules(p.cfg.Family)
 		portals, refusals = append(portals, pt...), append(refusals, rf...)
 	}
-	res.Portals, res.Refusals = len(portals), len(refusals)
+	res.Changes = len(portals)
 	if p.redirect != nil {
 		errs = append(errs, p.redirect.Sync(context.Background(), portals, refusals))
 	}
@@ -172,7 +163,7 @@ func (p *Proxier) SyncProxyRules(full bool) error {
 	res.Duration = p.clock.Since(start)
 	prev := p.lastSnap
 	p.lastSnap = snap
-	klog.V(2).InfoS("Synced userspace proxy", "listeners", res.Listeners, "portals", res.Portals, "refusals", res.Refusals, "elapsed", res.Duration, "err", err)
+	klog.V(2).InfoS("Synced userspace proxy", "listeners", listeners, "portals", len(portals), "refusals", len(refusals), "elapsed", res.Duration, "err", err)
 	if p.OnSynced != nil {
 		p.OnSynced(res, prev, snap, err)
 	}
@@ -322,6 +313,13 @@ func (st *svcState) close() {
 	for _, l := range st.listeners {
 		l.close()
 	}
+}
+
+// Run waits for ctx to end, then closes the listeners (Close); it
+// implements proxy.Backend.
+func (p *Proxier) Run(ctx context.Context, _ func()) {
+	<-ctx.Done()
+	p.Close()
 }
 
 // Close stops every listener.

@@ -1,4 +1,4 @@
-package main
+package bench
 
 import (
 	"bufio"
@@ -13,8 +13,6 @@ import (
 	"strings"
 	"syscall"
 	"time"
-
-	"github.com/spf13/cobra"
 
 	"github.com/svcplane/svcplane/internal/proxy"
 	"github.com/svcplane/svcplane/internal/proxy/userspace"
@@ -32,22 +30,23 @@ const (
 	benchEchoVIP  = "10.96.0.11:80"
 )
 
-func benchUserspace(cmd *cobra.Command, inNetns bool) error {
-	role, _ := cmd.Flags().GetString("userspace-role")
+// userspaceBench runs the userspace bench in a fresh namespace, or, in a
+// helper process, the helper's role.
+func userspaceBench(out, errOut io.Writer, cfg ProxyConfig) error {
 	switch {
-	case role == "servers":
+	case cfg.UserspaceRole == "servers":
 		return benchServers()
-	case role == "push":
+	case cfg.UserspaceRole == "push":
 		return benchPush(os.Getenv("ADDR"), 3*time.Second)
-	case role == "rtt":
+	case cfg.UserspaceRole == "rtt":
 		return benchRTT(os.Getenv("ADDR"), 10000, 4*time.Second)
-	case !inNetns:
-		return reexecInNetns(cmd, "bench", "proxy", "--in-netns", "--mode", "userspace")
+	case !cfg.InNetns:
+		return inFreshNetns(out, errOut, "bench", "proxy", "--in-netns", "--mode", "userspace")
 	}
-	return benchUserspaceInNetns(cmd.OutOrStdout())
+	return userspaceInNetns(out, errOut)
 }
 
-func benchUserspaceInNetns(out io.Writer) error {
+func userspaceInNetns(out, progressOut io.Writer) error {
 	for _, args := range [][]string{{"link", "set", "lo", "up"}, {"route", "add", "10.96.0.0/16", "dev", "lo", "src", "127.0.0.1"}} {
 		if b, err := exec.Command("ip", args...).CombinedOutput(); err != nil {
 			return fmt.Errorf("ip %v: %v: %s", args, err, b)
@@ -72,6 +71,9 @@ func benchUserspaceInNetns(out io.Writer) error {
 		return err
 	}
 	fmt.Fprintln(out, "userspace proxy, one VIP, loopback in a fresh network namespace (client and servers in other processes)")
+	prog := startProgress(progressOut)
+	defer prog.stop()
+	prog.phase("userspace throughput through "+benchSinkVIP, nil)
 	cpu0, t0 := cpuTime(), time.Now()
 	push, err := runBenchChild("push", benchSinkVIP)
 	if err != nil {
@@ -79,6 +81,7 @@ func benchUserspaceInNetns(out io.Writer) error {
 	}
 	cores := (cpuTime() - cpu0).Seconds() / time.Since(t0).Seconds()
 	fmt.Fprintf(out, "throughput through %s: %s; proxy CPU %.2f cores\n", benchSinkVIP, strings.TrimSpace(push), cores)
+	prog.phase("userspace request/response, direct and via "+benchEchoVIP, nil)
 	cpu0, t0 = cpuTime(), time.Now()
 	rtt, err := runBenchChild("rtt", benchEchoAddr+","+benchEchoVIP)
 	if err != nil {

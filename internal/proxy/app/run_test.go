@@ -1,4 +1,4 @@
-package main
+package app
 
 import (
 	"context"
@@ -42,16 +42,16 @@ func dualStackClient() *fake.Clientset {
 		dnsSlice("dns-6", discovery.AddressTypeIPv6, "fd00:244::2"))
 }
 
-// runUntilBothFamiliesSynced runs the proxy command's wiring with o until
-// each family has synced once, then stops it.
-func runUntilBothFamiliesSynced(t *testing.T, o *proxyOptions) {
+// runUntilBothFamiliesSynced runs the proxy with cfg and deps until each
+// family has synced once, then stops it.
+func runUntilBothFamiliesSynced(t *testing.T, cfg Config, deps Deps) {
 	t.Helper()
 	synced := make(chan proxy.IPFamily, 16)
-	o.hostname, o.healthzAddr, o.metricsAddr = "Node-A", "", ""
-	o.deps.synced = func(f proxy.IPFamily, _ *proxy.Snapshot) { synced <- f }
+	cfg.HostnameOverride, cfg.HealthzBindAddress, cfg.MetricsBindAddress = "Node-A", "", ""
+	deps.Synced = func(f proxy.IPFamily, _ *proxy.Snapshot) { synced <- f }
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- runProxyWithClient(ctx, o, dualStackClient()) }()
+	go func() { done <- Run(ctx, cfg, dualStackClient(), deps) }()
 	seen := map[proxy.IPFamily]bool{}
 	for len(seen) < 2 {
 		select {
@@ -80,16 +80,15 @@ func staleUDPConntrack() *conntrack.Fake {
 	return ct
 }
 
-// TestRunProxyDualStack runs the proxy command's wiring against a fake
+// TestRunProxyDualStack runs the proxy against a fake
 // API server for a node with addresses of both families: one Proxier per
 // family, each syncing its own table, and the UDP conntrack cleanup
 // after the sync.
 func TestRunProxyDualStack(t *testing.T) {
 	ct := staleUDPConntrack()
 	tables := map[proxy.IPFamily]*knftables.Fake{}
-	o := newProxyOptions()
-	o.deps = proxyDeps{
-		nft: func(f proxy.IPFamily) (knftables.Interface, error) {
+	deps := Deps{
+		NFT: func(f proxy.IPFamily) (knftables.Interface, error) {
 			fam := knftables.IPv4Family
 			if f == proxy.IPv6 {
 				fam = knftables.IPv6Family
@@ -97,9 +96,9 @@ func TestRunProxyDualStack(t *testing.T) {
 			tables[f] = knftables.NewFake(fam, nftables.TableName)
 			return tables[f], nil
 		},
-		conntrack: ct,
+		Conntrack: ct,
 	}
-	runUntilBothFamiliesSynced(t, o)
+	runUntilBothFamiliesSynced(t, Defaults(), deps)
 	for fam, key := range map[proxy.IPFamily][]string{proxy.IPv4: {"10.96.0.10", "udp", "53"}, proxy.IPv6: {"fd00:96::10", "udp", "53"}} {
 		m := tables[fam].Table.Maps["service-ips"]
 		if m == nil || m.FindElement(key...) == nil {
@@ -119,20 +118,17 @@ func TestRunProxyDualStackIPTables(t *testing.T) {
 		t.Run(mode, func(t *testing.T) {
 			ct := staleUDPConntrack()
 			tables := map[proxy.IPFamily]*iptables.Fake{}
-			o := newProxyOptions()
-			o.mode = mode
-			o.deps = proxyDeps{
-				iptables: func(f proxy.IPFamily, _ iptables.Variant) (iptables.Interface, error) {
+			cfg := Defaults()
+			cfg.Mode = mode
+			deps := Deps{
+				IPTables: func(f proxy.IPFamily, _ iptables.Variant) (iptables.Interface, error) {
 					tables[f] = iptables.NewFake()
 					return tables[f], nil
 				},
-				ipvs:      func() error { return errors.New("no IPVS in this kernel") },
-				conntrack: ct,
+				IPVSSupport: func() error { return errors.New("no IPVS in this kernel") },
+				Conntrack:   ct,
 			}
-			runUntilBothFamiliesSynced(t, o)
-			if o.mode != "iptables" {
-				t.Errorf("mode %s after the fallback", o.mode)
-			}
+			runUntilBothFamiliesSynced(t, cfg, deps)
 			for fam, want := range map[proxy.IPFamily][]string{
 				proxy.IPv4: {"-d 10.96.0.10/32 --dport 53 -j KUBE-SVC-", "--to-destination 10.244.1.2:5353"},
 				proxy.IPv6: {"-d fd00:96::10/128 --dport 53 -j KUBE-SVC-", "--to-destination [fd00:244::2]:5353"},
@@ -154,25 +150,40 @@ func TestRunProxyDualStackIPTables(t *testing.T) {
 	}
 }
 
-func TestCountNoLocalEndpoints(t *testing.T) {
-	name := func(n string) proxy.ServicePortName {
-		return proxy.ServicePortName{Namespace: "ns", Name: n, Protocol: proxy.TCP}
+// TestSecondFamilyDropped: the IPv6 backend can't be built, so the proxy
+// runs single-stack on IPv4; when the first family's can't, Run fails.
+func TestSecondFamilyDropped(t *testing.T) {
+	nft := func(f proxy.IPFamily) (knftables.Interface, error) {
+		if f == proxy.IPv6 {
+			return nil, errors.New("no ip6 nftables")
+		}
+		return knftables.NewFake(knftables.IPv4Family, nftables.TableName), nil
 	}
-	remote := []proxy.Endpoint{{IP: netip.MustParseAddr("10.244.2.3"), Port: 80, Ready: true, Serving: true}}
-	local := []proxy.Endpoint{{IP: netip.MustParseAddr("10.244.1.2"), Port: 80, Ready: true, Serving: true, IsLocal: true}}
-	snap := &proxy.Snapshot{
-		Services: map[proxy.ServicePortName]*proxy.ServicePort{
-			name("int-remote"): {Name: name("int-remote"), InternalPolicyLocal: true},
-			name("ext-remote"): {Name: name("ext-remote"), ExternalPolicyLocal: true, NodePort: 30001},
-			name("ext-local"):  {Name: name("ext-local"), ExternalPolicyLocal: true, NodePort: 30002},
-			name("ext-none"):   {Name: name("ext-none"), ExternalPolicyLocal: true, NodePort: 30003},
-			name("cluster"):    {Name: name("cluster")},
-		},
-		Endpoints: map[proxy.ServicePortName][]proxy.Endpoint{
-			name("int-remote"): remote, name("ext-remote"): remote, name("ext-local"): local, name("cluster"): remote,
-		},
+	synced := make(chan proxy.IPFamily, 16)
+	cfg := Defaults()
+	cfg.HostnameOverride, cfg.HealthzBindAddress, cfg.MetricsBindAddress = "node-a", "", ""
+	deps := Deps{NFT: nft, Conntrack: conntrack.NewFake(), Synced: func(f proxy.IPFamily, _ *proxy.Snapshot) { synced <- f }}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- Run(ctx, cfg, dualStackClient(), deps) }()
+	select {
+	case f := <-synced:
+		if f != proxy.IPv4 {
+			t.Errorf("IPv%d synced", f)
+		}
+	case err := <-done:
+		t.Fatalf("proxy stopped: %v", err)
+	case <-time.After(30 * time.Second):
+		t.Fatal("IPv4 never synced")
 	}
-	if internal, external := countNoLocalEndpoints(snap); internal != 1 || external != 1 {
-		t.Errorf("internal=%d external=%d, want 1 and 1", internal, external)
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+
+	cfg.ClusterCIDR = "fd00:10:244::/56" // IPv6 first
+	err := Run(context.Background(), cfg, dualStackClient(), deps)
+	if err == nil || !strings.Contains(err.Error(), "no ip6 nftables") {
+		t.Errorf("first family unbuildable: %v", err)
 	}
 }

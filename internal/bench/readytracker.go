@@ -1,4 +1,4 @@
-package main
+package bench
 
 import (
 	"context"
@@ -90,6 +90,13 @@ func (r *readyTracker) wait(ctx context.Context, n int, timeout time.Duration) e
 		case <-time.After(time.Second):
 		}
 	}
+}
+
+// counts tells the pods created and Ready for progress lines.
+func (r *readyTracker) counts() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return fmt.Sprintf("%d pods created, %d Running+Ready", len(r.createT), len(r.readyT))
 }
 
 // latencies are the per-pod create→Ready times, sorted.

@@ -1,4 +1,4 @@
-package main
+package bench
 
 import (
 	"context"
@@ -10,52 +10,34 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
-	"github.com/spf13/cobra"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/utils/ptr"
 )
 
-type benchNodesOptions struct {
-	nodes, pods, clients, readyDelay int
-	via                              string
-	hold                             time.Duration
-	serverArgs, agentArgs            []string
-	keepLog                          bool
-}
-
-func newBenchNodesCommand() *cobra.Command {
-	o := &benchNodesOptions{nodes: 1000, pods: 30000, clients: 32, via: "pods", hold: 45 * time.Second}
-	cmd := &cobra.Command{
-		Use:   "nodes",
-		Short: "Run N simulated nodes in one `svcplane node` process on a fresh server, create P pods; print time to all Running+Ready, agent RSS, /readyz and NotReady nodes",
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := checkNodeCount(o.nodes, 1); err != nil {
-				return err
-			}
-			return benchNodes(cmd.OutOrStdout(), o)
-		},
-	}
-	f := cmd.Flags()
-	f.IntVar(&o.nodes, "nodes", o.nodes, "Simulated nodes (one agent process).")
-	f.IntVar(&o.pods, "pods", o.pods, "Pods to create.")
-	f.IntVar(&o.clients, "clients", o.clients, "Concurrent creating clients.")
-	f.StringVar(&o.via, "via", o.via, "'pods': pods created with spec.nodeName round-robin (measures the agent); 'deployments': 100 Deployments bound by the scheduler.")
-	f.IntVar(&o.readyDelay, "ready-delay", 0, "readinessProbe initialDelaySeconds of the pods.")
-	f.DurationVar(&o.hold, "hold", o.hold, "After all pods are Ready, keep watching heartbeats this long (more than the 40 s grace period shows nodes stay Ready).")
-	f.StringArrayVar(&o.serverArgs, "server-arg", nil, "Extra flag for the server (repeatable; not split at commas).")
-	f.StringArrayVar(&o.agentArgs, "agent-arg", nil, "Extra flag for `svcplane node` (repeatable), e.g. --agent-arg=--workers=32.")
-	f.BoolVar(&o.keepLog, "keep-log", false, "Keep the agent's log file (its path is printed).")
-	return cmd
+// NodesConfig is `svcplane bench nodes`'s settings.
+type NodesConfig struct {
+	// Nodes simulated in one agent process; Pods created by Clients
+	// concurrent clients.
+	Nodes, Pods, Clients int
+	// ReadyDelay is the pods' readinessProbe initialDelaySeconds.
+	ReadyDelay int
+	// Via: "pods" (spec.nodeName round-robin; measures the agent) or
+	// "deployments" (100 Deployments bound by the scheduler).
+	Via string
+	// Hold: after all pods are Ready, keep watching heartbeats this long.
+	Hold time.Duration
+	// ServerArgs and AgentArgs are extra flags of the server and of
+	// `svcplane node`.
+	ServerArgs, AgentArgs []string
+	// KeepLog keeps the agent's log file (its path is printed).
+	KeepLog bool
 }
 
 // benchRun is what the monitors gather.
@@ -66,112 +48,105 @@ type benchRun struct {
 	maxNotReady, lastNotRdy int
 }
 
-func benchNodes(out io.Writer, o *benchNodesOptions) error {
-	self, err := os.Executable()
-	if err != nil {
-		return err
-	}
+// Nodes runs o.Nodes simulated nodes in one `svcplane node` process on a
+// fresh server, creates o.Pods pods and prints the time until all are
+// Running and Ready, per-pod latency, agent and server RSS, /readyz and
+// NotReady nodes.
+func Nodes(out, progressOut io.Writer, o NodesConfig) error {
 	// 4096 /24 node CIDRs (the default --cluster-cidr has 256), clear of
 	// the Service range and of the agent's node addresses (10.240.0.0/16).
-	serverArgs := append([]string{"--cluster-cidr=10.128.0.0/12"}, o.serverArgs...)
-	b, err := startBenchServer(self, serverArgs...)
+	c, err := startCluster(o.Nodes, append([]string{"--cluster-cidr=10.128.0.0/12"}, o.ServerArgs...), o.AgentArgs, o.KeepLog)
 	if err != nil {
 		return err
 	}
-	defer b.stop()
-	fmt.Fprintf(out, "server /readyz 200 after %.2fs\n", b.ready.Seconds())
-	logf, err := os.CreateTemp("", "svcplane-bench-agent-*.log")
-	if err != nil {
-		return err
-	}
-	if !o.keepLog {
-		defer os.Remove(logf.Name())
-	} else {
-		fmt.Fprintf(out, "agent log: %s\n", logf.Name())
-	}
-	agentProc, err := startBenchAgent(self, b, o.nodes, logf, o.agentArgs...)
-	if err != nil {
-		return err
-	}
-	defer func() { _ = agentProc.Process.Signal(syscall.SIGTERM); _ = agentProc.Wait() }()
-
-	client, err := b.fastClient()
-	if err != nil {
-		return err
+	defer c.stop()
+	fmt.Fprintf(out, "server /readyz 200 after %.2fs\n", c.server.ready.Seconds())
+	if o.KeepLog {
+		fmt.Fprintf(out, "agent log: %s\n", c.logf.Name())
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	f := informers.NewSharedInformerFactoryWithOptions(client, 0, informers.WithNamespace("bench-nodes"))
-	nf := informers.NewSharedInformerFactory(client, 0)
+	p := startProgress(progressOut)
+	defer p.stop()
 	tracker := newReadyTracker()
+	f := informers.NewSharedInformerFactoryWithOptions(c.client, 0, informers.WithNamespace("bench-nodes"))
 	_, _ = f.Core().V1().Pods().Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc: tracker.observe, UpdateFunc: func(_, obj interface{}) { tracker.observe(obj) },
 	})
-	nodes := nf.Core().V1().Nodes().Lister()
 	f.Start(ctx.Done())
-	nf.Start(ctx.Done())
 	f.WaitForCacheSync(ctx.Done())
-	nf.WaitForCacheSync(ctx.Done())
+	nodes := c.nodeLister(ctx)
 
 	start := time.Now()
-	names, err := waitNodesReady(ctx, nodes, o.nodes, 5*time.Minute)
+	p.phase("waiting for nodes Ready with pod CIDRs", func() string { return countReady(nodes) })
+	names, err := waitNodesReady(ctx, nodes, o.Nodes, 5*time.Minute)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(out, "%d nodes Ready with pod CIDRs %.2fs after the agent started\n", o.nodes, time.Since(start).Seconds())
+	fmt.Fprintf(out, "%d nodes Ready with pod CIDRs %.2fs after the agent started\n", o.Nodes, time.Since(start).Seconds())
 	run := &benchRun{}
-	go monitorBench(ctx, run, client, nodes, agentProc.Process.Pid, b.proc.Process.Pid)
+	go monitorBench(ctx, run, c.client, nodes, c.agent.Process.Pid, c.server.proc.Process.Pid)
+	return podsToReady(ctx, out, p, c.client, &o, names, tracker, run)
+}
 
+// podsToReady creates the pods, waits until they are all Running and
+// Ready, prints the figures, then holds for o.Hold.
+func podsToReady(ctx context.Context, out io.Writer, p *progress, client kubernetes.Interface, o *NodesConfig, names []string, tracker *readyTracker, run *benchRun) error {
 	if _, err := client.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "bench-nodes"}}, metav1.CreateOptions{}); err != nil {
 		return err
 	}
-	start = time.Now()
+	start := time.Now()
 	tracker.start(start)
+	p.phase("creating pods", tracker.counts)
 	if err := createBenchPods(ctx, client, o, names, tracker); err != nil {
 		return err
 	}
 	created := time.Since(start)
-	if o.via == "deployments" {
-		fmt.Fprintf(out, "100 Deployments of %d replicas created in %.2fs (pods come from the ReplicaSet controller and the scheduler)\n", o.pods/100, created.Seconds())
+	if o.Via == "deployments" {
+		fmt.Fprintf(out, "100 Deployments of %d replicas created in %.2fs (pods come from the ReplicaSet controller and the scheduler)\n", o.Pods/100, created.Seconds())
 	} else {
-		fmt.Fprintf(out, "%d pods created with spec.nodeName in %.2fs: %.0f pods/s\n", o.pods, created.Seconds(), float64(o.pods)/created.Seconds())
+		fmt.Fprintf(out, "%d pods created with spec.nodeName in %.2fs: %.0f pods/s\n", o.Pods, created.Seconds(), float64(o.Pods)/created.Seconds())
 	}
-	if err := tracker.wait(ctx, o.pods, 10*time.Minute); err != nil {
+	p.phase("waiting for pods Running+Ready", tracker.counts)
+	if err := tracker.wait(ctx, o.Pods, 10*time.Minute); err != nil {
 		return err
 	}
 	all := time.Since(start)
 	lat := tracker.latencies()
 	fmt.Fprintf(out, "all %d pods Running+Ready %.2fs after the first create (%.2fs after the last); per pod create→Ready p50 %.2fs p99 %.2fs max %.2fs\n",
-		o.pods, all.Seconds(), (all - created).Seconds(), pct(lat, 50), pct(lat, 99), pct(lat, 100))
+		o.Pods, all.Seconds(), (all - created).Seconds(), pct(lat, 50), pct(lat, 99), pct(lat, 100))
 	report(out, run, "during the run")
-	if o.hold > 0 {
+	if o.Hold > 0 {
 		run.mu.Lock()
 		run.maxNotReady = 0
 		run.mu.Unlock()
-		time.Sleep(o.hold)
-		report(out, run, fmt.Sprintf("after holding %s", o.hold))
+		p.phase("holding "+o.Hold.String()+" to watch heartbeats", run.counts)
+		time.Sleep(o.Hold)
+		report(out, run, fmt.Sprintf("after holding %s", o.Hold))
 	}
 	return nil
 }
 
-// fastClient is an admin client of b without client-side rate limits,
-// speaking protobuf.
-func (b *benchServer) fastClient() (kubernetes.Interface, error) {
-	cfg := rest.CopyConfig(b.config)
-	cfg.QPS, cfg.Burst = -1, 0
-	cfg.ContentType = "application/vnd.kubernetes.protobuf"
-	return kubernetes.NewForConfig(cfg)
-}
-
-// startBenchAgent runs `svcplane node` with n simulated nodes named
+// startAgent runs `svcplane node` with n simulated nodes named
 // bench-node-<i> on b's node credentials, logging to logf.
-func startBenchAgent(self string, b *benchServer, n int, logf *os.File, extra ...string) (*exec.Cmd, error) {
+func startAgent(b *server, n int, logf *os.File, extra ...string) (*exec.Cmd, error) {
+	self, err := os.Executable()
+	if err != nil {
+		return nil, err
+	}
 	args := append([]string{"node", "--kubeconfig", filepath.Join(b.dir, "node-kubeconfig"),
 		"--nodes", fmt.Sprint(n), "--name-prefix", "bench-node-"}, extra...)
 	proc := exec.Command(self, args...)
 	proc.Stdout, proc.Stderr = logf, logf
 	dieWithParent(proc)
 	return proc, proc.Start()
+}
+
+// counts tells the NotReady nodes for progress lines.
+func (run *benchRun) counts() string {
+	run.mu.Lock()
+	defer run.mu.Unlock()
+	return fmt.Sprintf("NotReady nodes now %d, max %d", run.lastNotRdy, run.maxNotReady)
 }
 
 func report(out io.Writer, run *benchRun, when string) {
@@ -270,17 +245,17 @@ func benchPodSpec(readyDelay int) corev1.PodSpec {
 	return corev1.PodSpec{Containers: []corev1.Container{c}, TerminationGracePeriodSeconds: ptr.To[int64](1)}
 }
 
-// createBenchPods creates the pods with o.clients concurrent clients.
-func createBenchPods(ctx context.Context, client kubernetes.Interface, o *benchNodesOptions, nodes []string, tr *readyTracker) error {
-	if o.via == "deployments" {
+// createBenchPods creates the pods with o.Clients concurrent clients.
+func createBenchPods(ctx context.Context, client kubernetes.Interface, o *NodesConfig, nodes []string, tr *readyTracker) error {
+	if o.Via == "deployments" {
 		const deployments = 100
-		per := o.pods / deployments
+		per := o.Pods / deployments
 		for i := 0; i < deployments; i++ {
 			labels := map[string]string{"app": fmt.Sprintf("bench-%d", i)}
 			_, err := client.AppsV1().Deployments("bench-nodes").Create(ctx, &appsv1.Deployment{
 				ObjectMeta: metav1.ObjectMeta{Name: labels["app"]},
 				Spec: appsv1.DeploymentSpec{Replicas: ptr.To(int32(per)), Selector: &metav1.LabelSelector{MatchLabels: labels},
-					Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: labels}, Spec: benchPodSpec(o.readyDelay)}}},
+					Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: labels}, Spec: benchPodSpec(o.ReadyDelay)}}},
 				metav1.CreateOptions{})
 			if err != nil {
 				return err
@@ -292,16 +267,16 @@ func createBenchPods(ctx context.Context, client kubernetes.Interface, o *benchN
 	var firstErr error
 	var once sync.Once
 	var wg sync.WaitGroup
-	for w := 0; w < o.clients; w++ {
+	for w := 0; w < o.Clients; w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for {
 				i := int(next.Add(1)) - 1
-				if i >= o.pods {
+				if i >= o.Pods {
 					return
 				}
-				spec := benchPodSpec(o.readyDelay)
+				spec := benchPodSpec(o.ReadyDelay)
 				spec.NodeName = nodes[i%len(nodes)]
 				name := fmt.Sprintf("bench-%d", i)
 				tr.created(name, time.Now())

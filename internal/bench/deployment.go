@@ -1,103 +1,90 @@
-package main
+package bench
 
 import (
 	"context"
 	"fmt"
 	"io"
-	"os"
-	"syscall"
+	"sync"
 	"time"
 
-	"github.com/spf13/cobra"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/utils/ptr"
 )
 
-type benchDeploymentOptions struct {
-	nodes, replicas       int
-	grace                 int64
-	serverArgs, agentArgs []string
+// DeploymentConfig is `svcplane bench deployment`'s settings.
+type DeploymentConfig struct {
+	// Nodes simulated in one agent process; Replicas of the Deployment.
+	Nodes, Replicas int
+	// Grace is the pods' terminationGracePeriodSeconds.
+	Grace int64
+	// ServerArgs and AgentArgs are extra flags of the server and of
+	// `svcplane node`.
+	ServerArgs, AgentArgs []string
 }
 
-func newBenchDeploymentCommand() *cobra.Command {
-	o := &benchDeploymentOptions{nodes: 100, replicas: 1000, grace: 1}
-	cmd := &cobra.Command{
-		Use:   "deployment",
-		Short: "On a fresh server with N simulated nodes, create one Deployment of R replicas; print the time until it is Available with every replica, then until a background delete leaves no pod or ReplicaSet",
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := checkNodeCount(o.nodes, 1); err != nil {
-				return err
-			}
-			return benchDeployment(cmd.OutOrStdout(), o)
-		},
-	}
-	f := cmd.Flags()
-	f.IntVar(&o.nodes, "nodes", o.nodes, "Simulated nodes (one agent process).")
-	f.IntVar(&o.replicas, "replicas", o.replicas, "Replicas of the Deployment.")
-	f.Int64Var(&o.grace, "termination-grace-period", o.grace, "terminationGracePeriodSeconds of the pods: a simulated pod serves until it ends, like a process that ignores SIGTERM (a pause container exits at once).")
-	f.StringArrayVar(&o.serverArgs, "server-arg", nil, "Extra flag for the server (repeatable).")
-	f.StringArrayVar(&o.agentArgs, "agent-arg", nil, "Extra flag for `svcplane node` (repeatable).")
-	return cmd
-}
-
-func benchDeployment(out io.Writer, o *benchDeploymentOptions) error {
-	self, err := os.Executable()
+// Deployment creates one Deployment of o.Replicas replicas on a fresh
+// server with o.Nodes simulated nodes and prints the time until it is
+// Available with every replica, then until a background delete leaves no
+// pod or ReplicaSet.
+func Deployment(out, progressOut io.Writer, o DeploymentConfig) error {
+	c, err := startCluster(o.Nodes, o.ServerArgs, o.AgentArgs, false)
 	if err != nil {
 		return err
 	}
-	b, err := startBenchServer(self, o.serverArgs...)
-	if err != nil {
-		return err
-	}
-	defer b.stop()
-	logf, err := os.CreateTemp("", "svcplane-bench-agent-*.log")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(logf.Name())
-	agent, err := startBenchAgent(self, b, o.nodes, logf, o.agentArgs...)
-	if err != nil {
-		return err
-	}
-	defer func() { _ = agent.Process.Signal(syscall.SIGTERM); _ = agent.Wait() }()
-	client, err := b.fastClient()
-	if err != nil {
-		return err
-	}
+	defer c.stop()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	nf := informers.NewSharedInformerFactory(client, 0)
-	nodes := nf.Core().V1().Nodes().Lister()
-	nf.Start(ctx.Done())
-	nf.WaitForCacheSync(ctx.Done())
-	if _, err := waitNodesReady(ctx, nodes, o.nodes, 5*time.Minute); err != nil {
+	p := startProgress(progressOut)
+	defer p.stop()
+	nodes := c.nodeLister(ctx)
+	p.phase("waiting for nodes Ready with pod CIDRs", func() string { return countReady(nodes) })
+	if _, err := waitNodesReady(ctx, nodes, o.Nodes, 5*time.Minute); err != nil {
 		return err
 	}
-	fmt.Fprintf(out, "%d simulated nodes Ready\n", o.nodes)
-	available, err := createAndWaitAvailable(ctx, client, o.replicas, o.grace)
+	fmt.Fprintf(out, "%d simulated nodes Ready\n", o.Nodes)
+	var seen deploymentStatus
+	p.phase("waiting for the Deployment to be Available", seen.counts)
+	available, err := createAndWaitAvailable(ctx, c.client, o.Replicas, o.Grace, &seen)
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(out, "Deployment of %d replicas on %d nodes: Available with %d/%d ready in %.2fs\n",
-		o.replicas, o.nodes, o.replicas, o.replicas, available.Seconds())
-	gone, err := deleteAndWaitGone(ctx, client)
+		o.Replicas, o.Nodes, o.Replicas, o.Replicas, available.Seconds())
+	p.phase("background delete: waiting for no pod or ReplicaSet", nil)
+	gone, err := deleteAndWaitGone(ctx, c.client)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(out, "background delete (pods' terminationGracePeriodSeconds %d): no pod or ReplicaSet left after %.2fs\n", o.grace, gone.Seconds())
+	fmt.Fprintf(out, "background delete (pods' terminationGracePeriodSeconds %d): no pod or ReplicaSet left after %.2fs\n", o.Grace, gone.Seconds())
 	return nil
+}
+
+// deploymentStatus is the last status the watch saw, for progress lines.
+type deploymentStatus struct {
+	mu sync.Mutex
+	st appsv1.DeploymentStatus
+}
+
+func (d *deploymentStatus) set(st appsv1.DeploymentStatus) {
+	d.mu.Lock()
+	d.st = st
+	d.mu.Unlock()
+}
+
+func (d *deploymentStatus) counts() string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return fmt.Sprintf("%d replicas, %d updated, %d available", d.st.Replicas, d.st.UpdatedReplicas, d.st.AvailableReplicas)
 }
 
 const benchDeploymentNS = "bench-deployment"
 
 // createAndWaitAvailable creates the Deployment and returns the time until
 // its status shows every replica updated and available at its generation.
-func createAndWaitAvailable(ctx context.Context, client kubernetes.Interface, replicas int, grace int64) (time.Duration, error) {
+func createAndWaitAvailable(ctx context.Context, client kubernetes.Interface, replicas int, grace int64, seen *deploymentStatus) (time.Duration, error) {
 	if _, err := client.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: benchDeploymentNS}}, metav1.CreateOptions{}); err != nil {
 		return 0, err
 	}
@@ -124,7 +111,12 @@ func createAndWaitAvailable(ctx context.Context, client kubernetes.Interface, re
 			if !ok {
 				return 0, fmt.Errorf("watch of the Deployment ended")
 			}
-			if d, ok := ev.Object.(*appsv1.Deployment); ok && complete(d, int32(replicas)) {
+			d, ok := ev.Object.(*appsv1.Deployment)
+			if !ok {
+				continue
+			}
+			seen.set(d.Status)
+			if complete(d, int32(replicas)) {
 				return time.Since(start), nil
 			}
 		case <-timeout:

@@ -1,0 +1,81 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"syscall"
+
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes"
+)
+
+// cluster is a fresh server with one `svcplane node` agent of simulated
+// nodes logging to a temporary file.
+type cluster struct {
+	server  *server
+	agent   *exec.Cmd
+	logf    *os.File
+	keepLog bool
+	// client is an admin client without rate limits (fastClient).
+	client kubernetes.Interface
+}
+
+// startCluster starts the server with serverArgs, then the agent with
+// nodes nodes and agentArgs.
+func startCluster(nodes int, serverArgs, agentArgs []string, keepLog bool) (*cluster, error) {
+	b, err := startServer(serverArgs...)
+	if err != nil {
+		return nil, err
+	}
+	c := &cluster{server: b, keepLog: keepLog}
+	if c.logf, err = os.CreateTemp("", "svcplane-bench-agent-*.log"); err != nil {
+		c.stop()
+		return nil, err
+	}
+	if c.agent, err = startAgent(b, nodes, c.logf, agentArgs...); err != nil {
+		c.agent = nil
+		c.stop()
+		return nil, err
+	}
+	if c.client, err = b.fastClient(); err != nil {
+		c.stop()
+		return nil, err
+	}
+	return c, nil
+}
+
+// stop ends the agent, then the server, and removes the log unless kept.
+func (c *cluster) stop() {
+	if c.agent != nil {
+		_ = c.agent.Process.Signal(syscall.SIGTERM)
+		_ = c.agent.Wait()
+	}
+	if c.logf != nil && !c.keepLog {
+		os.Remove(c.logf.Name())
+	}
+	c.server.stop()
+}
+
+// nodeLister starts a Node informer until ctx ends and returns its lister
+// once synced.
+func (c *cluster) nodeLister(ctx context.Context) nodeLister {
+	nf := informers.NewSharedInformerFactory(c.client, 0)
+	nodes := nf.Core().V1().Nodes().Lister()
+	nf.Start(ctx.Done())
+	nf.WaitForCacheSync(ctx.Done())
+	return nodes
+}
+
+// countReady tells the Ready nodes with pod CIDRs for progress lines.
+func countReady(nodes nodeLister) string {
+	list, _ := nodes.List(everything())
+	ready := 0
+	for _, n := range list {
+		if nodeIsReady(n) && len(n.Spec.PodCIDRs) > 0 {
+			ready++
+		}
+	}
+	return fmt.Sprintf("%d of %d nodes Ready with pod CIDRs", ready, len(list))
+}

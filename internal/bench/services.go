@@ -1,0 +1,148 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+)
+
+// ServicesConfig is `svcplane bench services`'s settings.
+type ServicesConfig struct {
+	// Services to create with Clients concurrent clients.
+	Services, Clients int
+	// Headless Services (no ClusterIP), for comparison.
+	Headless bool
+	// Protobuf: talk protobuf (false: JSON, as kubectl).
+	Protobuf bool
+	// Kubeconfig of a running server to use instead of a fresh one.
+	Kubeconfig string
+	// ServerArgs are extra flags of the fresh server.
+	ServerArgs []string
+}
+
+// Services creates cfg.Services ClusterIP Services on a fresh server (or
+// the one of cfg.Kubeconfig) and prints the rate, p50/p99 and a
+// uniqueness check of the ClusterIPs.
+func Services(out, progress io.Writer, cfg ServicesConfig) error {
+	var rc rest.Config
+	if cfg.Kubeconfig != "" {
+		c, err := clientcmd.BuildConfigFromFlags("", cfg.Kubeconfig)
+		if err != nil {
+			return err
+		}
+		rc = *c
+	} else {
+		b, err := startServer(cfg.ServerArgs...)
+		if err != nil {
+			return err
+		}
+		defer b.stop()
+		rc = *b.config
+	}
+	rc.QPS, rc.Burst = -1, 0 // no client-side throttling
+	if cfg.Protobuf {
+		rc.ContentType = "application/vnd.kubernetes.protobuf"
+		rc.AcceptContentTypes = "application/vnd.kubernetes.protobuf,application/json"
+	}
+	client, err := kubernetes.NewForConfig(&rc)
+	if err != nil {
+		return err
+	}
+	p := startProgress(progress)
+	defer p.stop()
+	return createServices(out, p, client, cfg.Services, cfg.Clients, cfg.Headless)
+}
+
+func createServices(out io.Writer, p *progress, client kubernetes.Interface, n, clients int, headless bool) error {
+	ctx := context.Background()
+	lat := make([]time.Duration, n)
+	var next, done atomic.Int64
+	var firstErr error
+	var errOnce sync.Once
+	p.phase("creating Services", func() string { return strconv.FormatInt(done.Load(), 10) + " of " + strconv.Itoa(n) + " created" })
+	start := time.Now()
+	var wg sync.WaitGroup
+	for w := 0; w < clients; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= n {
+					return
+				}
+				t := time.Now()
+				name, err := createService(ctx, client, i, headless)
+				lat[i] = time.Since(t)
+				if err != nil {
+					errOnce.Do(func() { firstErr = fmt.Errorf("creating %s: %w", name, err) })
+					return
+				}
+				done.Add(1)
+			}
+		}()
+	}
+	wg.Wait()
+	elapsed := time.Since(start)
+	if firstErr != nil {
+		return firstErr
+	}
+	slices.Sort(lat)
+	kind := "ClusterIP"
+	if headless {
+		kind = "headless"
+	}
+	fmt.Fprintf(out, "%d %s Services with %d clients in %.2fs: %.0f Services/s, p50 %.1f ms, p99 %.1f ms\n",
+		n, kind, clients, elapsed.Seconds(), float64(n)/elapsed.Seconds(),
+		ms(lat[n/2]), ms(lat[min(n-1, n*99/100)]))
+	p.phase("checking ClusterIP uniqueness", nil)
+	return checkUnique(out, ctx, client, n, headless)
+}
+
+// createService creates Service bench-<i> in default.
+func createService(ctx context.Context, client kubernetes.Interface, i int, headless bool) (string, error) {
+	svc := &corev1.Service{
+		ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("bench-%d", i)},
+		Spec:       corev1.ServiceSpec{Ports: []corev1.ServicePort{{Port: 80}}},
+	}
+	if headless {
+		svc.Spec.ClusterIP = corev1.ClusterIPNone
+	}
+	_, err := client.CoreV1().Services("default").Create(ctx, svc, metav1.CreateOptions{})
+	return svc.Name, err
+}
+
+// checkUnique lists the Services and fails if two share a ClusterIP.
+func checkUnique(out io.Writer, ctx context.Context, client kubernetes.Interface, n int, headless bool) error {
+	list, err := client.CoreV1().Services("default").List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return err
+	}
+	seen := map[string]string{}
+	for _, s := range list.Items {
+		ip := s.Spec.ClusterIP
+		if ip == "" || ip == corev1.ClusterIPNone || s.Name == "kubernetes" {
+			continue
+		}
+		if other, dup := seen[ip]; dup {
+			return fmt.Errorf("DUPLICATE ClusterIP %s on %s and %s", ip, other, s.Name)
+		}
+		seen[ip] = s.Name
+	}
+	if !headless && len(seen) != n {
+		return fmt.Errorf("%d Services have a ClusterIP, want %d", len(seen), n)
+	}
+	fmt.Fprintf(out, "uniqueness: %d distinct ClusterIPs, no duplicates\n", len(seen))
+	return nil
+}
