@@ -20,9 +20,9 @@ import (
 
 	"github.com/svcplane/svcplane/internal/allocator/ipallocator"
 	"github.com/svcplane/svcplane/internal/allocator/repair"
-	"github.com/svcplane/svcplane/internal/bootstrap/periodic"
 	"github.com/svcplane/svcplane/internal/bootstrap/defaultservicecidr"
 	"github.com/svcplane/svcplane/internal/bootstrap/kubernetesservice"
+	"github.com/svcplane/svcplane/internal/bootstrap/periodic"
 	"github.com/svcplane/svcplane/internal/bootstrap/reconcilers"
 	"github.com/svcplane/svcplane/internal/bootstrap/systemnamespaces"
 	"github.com/svcplane/svcplane/internal/controller/manager"
