@@ -22,6 +22,9 @@ import (
 // Interval is how often the Service and endpoints are reconciled.
 const Interval = 10 * time.Second
 
+// RetryFirst is the wait after a failed sync; it doubles up to Interval.
+const RetryFirst = 500 * time.Millisecond
+
 // Config describes the Service and this server's endpoint.
 type Config struct {
 	ServiceIP   net.IP // first address of the primary service range
@@ -83,15 +86,25 @@ func (c *Controller) run(ctx context.Context) {
 	}
 	t := c.clock.NewTicker(Interval)
 	defer t.Stop()
+	retry := time.Duration(0)
 	for {
+		var again <-chan time.Time
 		if err := c.Sync(ctx); err != nil {
-			klog.ErrorS(err, "Unable to sync the kubernetes Service and its endpoints")
+			// A failed sync (the Service's IP still held while its
+			// vanished key's IPAddress is freed, etcd briefly away) is
+			// retried soon, not only at the next interval.
+			retry = min(max(2*retry, RetryFirst), Interval)
+			klog.V(1).InfoS("Unable to sync the kubernetes Service and its endpoints; retrying", "err", err, "in", retry)
+			again = c.clock.After(retry)
+		} else {
+			retry = 0
 		}
 		select {
 		case <-ctx.Done():
 			return
 		case <-t.C():
 		case <-c.kick:
+		case <-again:
 		}
 	}
 }
@@ -132,6 +145,9 @@ func (c *Controller) ensureService(ctx context.Context) error {
 	cur, err := api.Get(ctx, reconcilers.Name, metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
 		_, err = api.Create(ctx, want, metav1.CreateOptions{})
+		if apierrors.IsInvalid(err) && c.reclaimServiceIP(ctx) {
+			_, err = api.Create(ctx, want, metav1.CreateOptions{})
+		}
 		if apierrors.IsAlreadyExists(err) {
 			return nil
 		}
@@ -146,6 +162,29 @@ func (c *Controller) ensureService(ctx context.Context) error {
 	cur.Spec.Type, cur.Spec.Ports = want.Spec.Type, want.Spec.Ports
 	_, err = api.Update(ctx, cur, metav1.UpdateOptions{})
 	return err
+}
+
+// reclaimServiceIP frees the Service's ClusterIP when its IPAddress still
+// names the kubernetes Service, which is gone: its key vanished from
+// storage (a restore, a manual etcd edit) and left the allocation behind.
+// The leak check would free it only once it is 60 s old; this address is
+// the kubernetes Service's alone, so it is taken back at once.
+func (c *Controller) reclaimServiceIP(ctx context.Context) bool {
+	api := c.client.NetworkingV1().IPAddresses()
+	ip, err := api.Get(ctx, c.cfg.ServiceIP.String(), metav1.GetOptions{})
+	if err != nil {
+		return false
+	}
+	p := ip.Spec.ParentRef
+	if p == nil || p.Group != "" || p.Resource != "services" || p.Namespace != reconcilers.Namespace || p.Name != reconcilers.Name {
+		return false
+	}
+	err = api.Delete(ctx, ip.Name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &ip.UID}})
+	if err != nil && !apierrors.IsNotFound(err) {
+		return false
+	}
+	klog.InfoS("Took back the kubernetes Service's ClusterIP from its vanished Service", "ip", ip.Name)
+	return true
 }
 
 func portMatches(cur, want corev1.ServicePort) bool {

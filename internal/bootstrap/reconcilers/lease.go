@@ -7,9 +7,13 @@ import (
 	"reflect"
 	"slices"
 	"sync"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/util/retry"
 )
 
 // ErrNoLeases is upstream's refusal to erase every endpoint.
@@ -40,8 +44,22 @@ func (r *LeaseReconciler) ReconcileEndpoints(ctx context.Context, ip net.IP, por
 	if err := r.leases.Update(ctx, ip.String()); err != nil {
 		return err
 	}
-	return r.doReconcile(ctx, ports, reconcilePorts)
+	return r.reconcileRetrying(ctx, ports, reconcilePorts)
 }
+
+// reconcileRetrying runs doReconcile again when another server wrote the
+// endpoints between this one's read and write (Conflict, AlreadyExists):
+// the re-read usually finds them right already.
+func (r *LeaseReconciler) reconcileRetrying(ctx context.Context, ports []corev1.EndpointPort, reconcilePorts bool) error {
+	return retry.OnError(writeRetry, isWriteRace, func() error { return r.doReconcile(ctx, ports, reconcilePorts) })
+}
+
+// writeRetry spaces re-reads after a write race: several servers starting
+// or stopping together all write the same two objects.
+var writeRetry = wait.Backoff{Steps: 8, Duration: 10 * time.Millisecond, Factor: 2, Jitter: 0.5}
+
+// isWriteRace reports an error another server's write caused.
+func isWriteRace(err error) bool { return apierrors.IsConflict(err) || apierrors.IsAlreadyExists(err) }
 
 // Resync rewrites the endpoints from the live leases without refreshing
 // this server's own (on a lease change seen by the watch).
@@ -51,7 +69,7 @@ func (r *LeaseReconciler) Resync(ctx context.Context, ports []corev1.EndpointPor
 	if r.stopped {
 		return nil
 	}
-	return r.doReconcile(ctx, ports, true)
+	return r.reconcileRetrying(ctx, ports, true)
 }
 
 // RemoveEndpoints deletes ip's lease and rewrites the endpoints.
@@ -61,19 +79,21 @@ func (r *LeaseReconciler) RemoveEndpoints(ctx context.Context, ip net.IP, ports 
 	if err := r.leases.Remove(ctx, ip.String()); err != nil {
 		return err
 	}
-	err := r.doReconcile(ctx, ports, true)
-	if !errors.Is(err, ErrNoLeases) {
-		return err
-	}
-	// The last server going: no lease is left to list, but its own
-	// address must not stay behind. Others' stale addresses are kept.
-	e, exists, err := r.adapter.get(ctx)
-	if err != nil || !exists {
-		return err
-	}
-	rest := slices.DeleteFunc(addressesOf(e), func(s string) bool { return s == ip.String() })
-	e.Subsets = subsetFor(rest, ports)
-	return r.adapter.write(ctx, e, exists)
+	return retry.OnError(writeRetry, isWriteRace, func() error {
+		err := r.doReconcile(ctx, ports, true)
+		if !errors.Is(err, ErrNoLeases) {
+			return err
+		}
+		// The last server going: no lease is left to list, but its own
+		// address must not stay behind. Others' stale addresses are kept.
+		e, exists, err := r.adapter.get(ctx)
+		if err != nil || !exists {
+			return err
+		}
+		rest := slices.DeleteFunc(addressesOf(e), func(s string) bool { return s == ip.String() })
+		e.Subsets = subsetFor(rest, ports)
+		return r.adapter.write(ctx, e, exists)
+	})
 }
 
 // StopReconciling implements Interface.
