@@ -80,6 +80,17 @@ func (c *cluster) endpoints(addr string) ([]string, bool) {
 	return a, slices.Equal(a, b)
 }
 
+// endpointVersions returns the resourceVersions of the kubernetes
+// Endpoints and EndpointSlice as seen through the server at addr.
+func (c *cluster) endpointVersions(addr string) string {
+	c.t.Helper()
+	ep, err := c.kubectl(addr, "get", "endpoints", "kubernetes", "-n", "default", "-o", "jsonpath={.metadata.resourceVersion}")
+	noErr(c.t, err)
+	sl, err := c.kubectl(addr, "get", "endpointslice", "kubernetes", "-n", "default", "-o", "jsonpath={.metadata.resourceVersion}")
+	noErr(c.t, err)
+	return ep + "/" + sl
+}
+
 func noErr(t *testing.T, err error) {
 	t.Helper()
 	if err != nil {
@@ -110,6 +121,13 @@ func TestThreeServersOneEtcd(t *testing.T) {
 	noErr(t, err)
 	if !strings.Contains(out, "10.96.0.1") || !strings.Contains(out, "443/TCP") {
 		t.Fatalf("get svc kubernetes:\n%s", out)
+	}
+	// While the set of live servers stays, nothing writes the endpoints:
+	// every lease refresh renews its key, none expires in between.
+	before := c.endpointVersions(all[1])
+	time.Sleep(60 * time.Second)
+	if after := c.endpointVersions(all[0]); after != before {
+		t.Fatalf("the kubernetes Endpoints/EndpointSlice were written in 60 s with the same three servers live: resourceVersions %s then %s", before, after)
 	}
 
 	c.servers[all[0]].signal(t, syscall.SIGKILL)
