@@ -34,6 +34,9 @@ type Options struct {
 	ServiceNodePortRange  string
 	RepairInterval        time.Duration
 	TokenAuthFile         string
+	// DataDirMinFreeMiB: with the embedded etcd, API writes are refused
+	// while the data dir's filesystem has less free (0: never).
+	DataDirMinFreeMiB int
 
 	Controllers            []string
 	ClusterCIDR            string
@@ -69,6 +72,7 @@ func NewOptions() *Options {
 		ServiceIPAllocator:    AllocatorIPAddress,
 		ServiceNodePortRange:  "30000-32767",
 		RepairInterval:        3 * time.Minute,
+		DataDirMinFreeMiB:     256,
 
 		Controllers:            []string{"*"},
 		ClusterCIDR:            "10.244.0.0/16",
@@ -90,6 +94,7 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.BindAddress, "bind-address", o.BindAddress, "The IP address on which to listen for the --secure-port port.")
 	fs.StringVar(&o.AdvertiseAddress, "advertise-address", o.AdvertiseAddress, "The IP address on which to advertise the apiserver to members of the cluster. If blank, the --bind-address (or the host's default-route address) is used.")
 	fs.StringSliceVar(&o.EtcdServers, "etcd-servers", o.EtcdServers, "List of etcd servers to connect with (scheme://ip:port), comma separated. Empty runs an embedded etcd in --data-dir.")
+	fs.IntVar(&o.DataDirMinFreeMiB, "data-dir-min-free-mib", o.DataDirMinFreeMiB, "With the embedded etcd: refuse API writes (503, reads go on) while the --data-dir filesystem has fewer MiB free, so etcd never meets a full disk; 0 disables.")
 	fs.StringVar(&o.EtcdPrefix, "etcd-prefix", o.EtcdPrefix, "The prefix to prepend to all resource paths in etcd.")
 	fs.StringVar(&o.ServiceClusterIPRange, "service-cluster-ip-range", o.ServiceClusterIPRange, "A CIDR notation IP range (or two, comma separated, for dual-stack) from which to assign service cluster IPs.")
 	fs.StringVar(&o.ServiceIPAllocator, "service-ip-allocator", o.ServiceIPAllocator, "How ClusterIPs are recorded: 'ipaddress' (an IPAddress object per IP, ranges from ServiceCIDR objects) or 'bitmap' (the legacy allocation map in etcd).")

@@ -3,6 +3,7 @@ package apiserver
 import (
 	"context"
 	"net"
+	"net/http"
 	"os"
 	"strconv"
 	"time"
@@ -26,9 +27,11 @@ import (
 	"k8s.io/client-go/kubernetes"
 	restclient "k8s.io/client-go/rest"
 	"k8s.io/klog/v2"
+	"k8s.io/utils/clock"
 
 	"github.com/svcplane/svcplane/internal/apiserver/openapi"
 	"github.com/svcplane/svcplane/internal/datadir"
+	"github.com/svcplane/svcplane/internal/diskguard"
 	"github.com/svcplane/svcplane/internal/etcd"
 	"github.com/svcplane/svcplane/internal/kubeconfig"
 	"github.com/svcplane/svcplane/internal/pki"
@@ -118,6 +121,12 @@ func (s *Server) build(o *Options, endpoints []string) error {
 	if err := applyStorage(o, endpoints, defs, scheme, codecs, &config.Config); err != nil {
 		return err
 	}
+	guard := s.diskGuard(o)
+	if guard != nil {
+		config.BuildHandlerChainFunc = func(h http.Handler, c *genericapiserver.Config) http.Handler {
+			return genericapiserver.DefaultBuildHandlerChain(guard.Filter(h), c)
+		}
+	}
 	client, err := kubernetes.NewForConfig(config.LoopbackClientConfig)
 	if err != nil {
 		return err
@@ -147,6 +156,12 @@ func (s *Server) build(o *Options, endpoints []string) error {
 		return err
 	}
 	s.generic, s.LoopbackConfig = generic, config.LoopbackClientConfig
+	if guard != nil {
+		generic.AddPostStartHookOrDie("start-data-dir-disk-guard", func(hc genericapiserver.PostStartHookContext) error {
+			go guard.Run(hc)
+			return nil
+		})
+	}
 	addBootstrapHooks(generic, client, o, loops)
 	_, port, err := config.SecureServing.HostPort()
 	if err != nil {
@@ -159,6 +174,15 @@ func (s *Server) build(o *Options, endpoints []string) error {
 		return err
 	}
 	return s.writeAdminKubeconfig()
+}
+
+// diskGuard returns the low-disk write guard of the embedded etcd's data
+// dir, or nil (external etcd, or disabled).
+func (s *Server) diskGuard(o *Options) *diskguard.Guard {
+	if s.etcd == nil || o.DataDirMinFreeMiB <= 0 {
+		return nil
+	}
+	return diskguard.New(o.DataDir, uint64(o.DataDirMinFreeMiB)<<20, diskguard.StatFS, clock.RealClock{})
 }
 
 // applyServing opens the listener with the serving certificate and sets up
