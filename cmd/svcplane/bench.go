@@ -11,7 +11,22 @@ import (
 func newBenchCommand() *cobra.Command {
 	cmd := &cobra.Command{Use: "bench", Short: "Measure svcplane on this machine and print the figures"}
 	cmd.AddCommand(newBenchServerCommand(), newBenchServicesCommand(), newBenchProxyCommand(), newBenchNodesCommand(),
-		newBenchDeploymentCommand())
+		newBenchDeploymentCommand(), newBenchHACommand())
+	return cmd
+}
+
+func newBenchHACommand() *cobra.Command {
+	c := bench.HAConfig{Observe: time.Minute, Rounds: 20}
+	cmd := &cobra.Command{
+		Use:   "ha",
+		Short: "Three servers on one etcd: print endpoint writes while all live, the time for a killed and a stopped server to leave the kubernetes endpoints, and concurrent-start success",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return bench.HA(cmd.OutOrStdout(), cmd.ErrOrStderr(), c)
+		},
+	}
+	cmd.Flags().DurationVar(&c.Observe, "observe", c.Observe, "How long endpoint writes are counted with all three servers live.")
+	cmd.Flags().IntVar(&c.Rounds, "rounds", c.Rounds, "Rounds of 2..5 servers started at the same moment.")
 	return cmd
 }
 

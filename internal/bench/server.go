@@ -96,6 +96,8 @@ func (b *server) startAndConnect() error {
 	if b.config, err = clientcmd.BuildConfigFromFlags("", filepath.Join(b.dir, "kubeconfig")); err != nil {
 		return err
 	}
+	// The benches read core/v1 Endpoints on purpose; no deprecation lines.
+	b.config.WarningHandler = rest.NoWarnings{}
 	b.client, err = kubernetes.NewForConfig(b.config)
 	return err
 }
