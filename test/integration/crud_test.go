@@ -79,6 +79,12 @@ func TestSelectors(t *testing.T) {
 func TestPagination(t *testing.T) {
 	c := server.Client
 	ns := newNamespace(t, c)
+	// root-ca-cert-publisher adds kube-root-ca.crt to every namespace:
+	// wait for it so that the pages are known.
+	eventually(t, "kube-root-ca.crt", func() bool {
+		_, err := c.CoreV1().ConfigMaps(ns).Get(ctx, "kube-root-ca.crt", metav1.GetOptions{})
+		return err == nil
+	})
 	for i := 0; i < 5; i++ {
 		must(c.CoreV1().ConfigMaps(ns).Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("cm%d", i)}}, metav1.CreateOptions{}))
 	}
@@ -99,7 +105,7 @@ func TestPagination(t *testing.T) {
 		}
 		opts.Continue = l.Continue
 	}
-	if pages != 3 || strings.Join(names, ",") != "cm0,cm1,cm2,cm3,cm4" {
+	if pages != 3 || strings.Join(names, ",") != "cm0,cm1,cm2,cm3,cm4,kube-root-ca.crt" {
 		t.Fatalf("pages=%d names=%v", pages, names)
 	}
 }
