@@ -44,7 +44,9 @@ func TestNamespaceGetsDefaultServiceAccountAndRootCA(t *testing.T) {
 	cms := c.CoreV1().ConfigMaps(ns)
 	updateRetrying(t, func() (*corev1.ConfigMap, error) { return cms.Get(ctx, "kube-root-ca.crt", metav1.GetOptions{}) },
 		func(cm *corev1.ConfigMap) { cm.Data["ca.crt"] = "forged"; cm.Annotations = nil },
-		func(cm *corev1.ConfigMap) (*corev1.ConfigMap, error) { return cms.Update(ctx, cm, metav1.UpdateOptions{}) })
+		func(cm *corev1.ConfigMap) (*corev1.ConfigMap, error) {
+			return cms.Update(ctx, cm, metav1.UpdateOptions{})
+		})
 	eventually(t, "kube-root-ca.crt written back", published)
 
 	// The system namespaces have both too.
