@@ -36,6 +36,9 @@ var fieldLabelCases = []struct {
 	// addConversionFuncs, Node: no metadata.namespace.
 	{gvr("", "v1", "nodes"), false, []string{"metadata.name", "spec.unschedulable"},
 		"metadata.namespace", "field label not supported: metadata.namespace"},
+	// addConversionFuncs, ReplicationController.
+	{gvr("", "v1", "replicationcontrollers"), true, []string{"metadata.name", "metadata.namespace", "status.replicas"},
+		"spec.replicas", "field label not supported: spec.replicas"},
 	// AddFieldLabelConversionsForEvent (core/v1).
 	{gvr("", "v1", "events"), true, []string{"involvedObject.kind", "involvedObject.namespace",
 		"involvedObject.name", "involvedObject.uid", "involvedObject.apiVersion",

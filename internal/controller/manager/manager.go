@@ -30,6 +30,7 @@ import (
 	"github.com/svcplane/svcplane/internal/controller/nodeipam"
 	"github.com/svcplane/svcplane/internal/controller/nodelifecycle"
 	"github.com/svcplane/svcplane/internal/controller/replicaset"
+	"github.com/svcplane/svcplane/internal/controller/replication"
 	"github.com/svcplane/svcplane/internal/controller/rootcacertpublisher"
 	"github.com/svcplane/svcplane/internal/controller/scheduler"
 	"github.com/svcplane/svcplane/internal/controller/serviceaccount"
@@ -114,6 +115,9 @@ func All() []Controller {
 		}},
 		{"replicaset", func(ctx context.Context, d Deps) {
 			go replicaset.New(d.Client, d.Informers.Apps().V1().ReplicaSets(), d.Informers.Core().V1().Pods(), clock.RealClock{}).Run(ctx, 5)
+		}},
+		{"replicationcontroller", func(ctx context.Context, d Deps) {
+			go replication.New(d.Client, d.Informers.Core().V1().ReplicationControllers(), d.Informers.Core().V1().Pods(), clock.RealClock{}).Run(ctx, 5)
 		}},
 		{"deployment", func(ctx context.Context, d Deps) {
 			go deployment.New(d.Client, d.Informers.Apps().V1().Deployments(), d.Informers.Apps().V1().ReplicaSets(), clock.RealClock{}).Run(ctx, 5)
