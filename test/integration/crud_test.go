@@ -116,8 +116,10 @@ func TestWatchFromResourceVersion(t *testing.T) {
 	cm := must(c.CoreV1().ConfigMaps(ns).Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "w"}}, metav1.CreateOptions{}))
 	cm.Data = map[string]string{"a": "1"}
 	must(c.CoreV1().ConfigMaps(ns).Update(ctx, cm, metav1.UpdateOptions{}))
-	// Watching from the creation's resourceVersion replays the update.
-	w := must(c.CoreV1().ConfigMaps(ns).Watch(ctx, metav1.ListOptions{ResourceVersion: cm.ResourceVersion}))
+	// Watching from the creation's resourceVersion replays the update (only
+	// "w": root-ca-cert-publisher adds kube-root-ca.crt at some point).
+	w := must(c.CoreV1().ConfigMaps(ns).Watch(ctx, metav1.ListOptions{ResourceVersion: cm.ResourceVersion,
+		FieldSelector: "metadata.name=w"}))
 	defer w.Stop()
 	noErr(t, c.CoreV1().ConfigMaps(ns).Delete(ctx, "w", metav1.DeleteOptions{}))
 	var got []watch.EventType
