@@ -2,7 +2,7 @@
 GO ?= go
 BIN := bin/svcplane
 
-.PHONY: build up test test-short generate clean
+.PHONY: build up test test-short test-drift generate clean
 
 build:
 	$(GO) build -o $(BIN) ./cmd/svcplane
@@ -18,6 +18,12 @@ test:
 # Unit tests only (no etcd, no binaries).
 test-short:
 	$(GO) test -short ./...
+
+# Drift guard: our hand-written field labels, selectable fields and
+# ReplicationController defaults/validation against k8s.io/kubernetes v1.36's
+# own (a nested module; downloads and compiles k8s.io/kubernetes packages).
+test-drift:
+	cd test/drift && $(GO) vet ./... && $(GO) test -count=1 ./...
 
 generate:
 	$(GO) generate ./...

@@ -149,8 +149,9 @@ func (s *Server) endpointReconciler(o *Options, client kubernetes.Interface, opt
 }
 
 // addControllers runs the --controllers under leader election once the
-// server serves; they do not hold up /readyz.
-func addControllers(g *genericapiserver.GenericAPIServer, o *Options) error {
+// server serves; they do not hold up /readyz. rootCA is the bundle clients
+// verify the server with (root-ca-cert-publisher publishes it).
+func addControllers(g *genericapiserver.GenericAPIServer, o *Options, rootCA []byte) error {
 	controllers, err := manager.Select(o.Controllers)
 	if err != nil {
 		return fmt.Errorf("--controllers: %w", err)
@@ -159,6 +160,7 @@ func addControllers(g *genericapiserver.GenericAPIServer, o *Options) error {
 	if err != nil {
 		return err
 	}
+	conf.RootCA = rootCA
 	g.AddPostStartHookOrDie("start-controllers", func(hc genericapiserver.PostStartHookContext) error {
 		go func() {
 			if err := manager.Run(hc, hc.LoopbackClientConfig, conf, controllers, ""); err != nil {

@@ -14,6 +14,7 @@ import (
 	"github.com/svcplane/svcplane/internal/registry/apps/replicaset"
 	"github.com/svcplane/svcplane/internal/registry/core/namespace"
 	"github.com/svcplane/svcplane/internal/registry/core/pod"
+	"github.com/svcplane/svcplane/internal/registry/core/replicationcontroller"
 	"github.com/svcplane/svcplane/internal/registry/resource"
 )
 
@@ -79,6 +80,8 @@ func storageFor(def *resource.Definition, scheme *runtime.Scheme, optsGetter gen
 		out["pods/binding"] = pod.NewBindingREST(main.Store)
 	case "deployments.apps":
 		out["deployments/scale"] = resource.NewScaleREST(main, deployment.Scale)
+	case "replicationcontrollers":
+		out["replicationcontrollers/scale"] = resource.NewScaleREST(main, replicationcontroller.Scale)
 	case "replicasets.apps":
 		out["replicasets/scale"] = resource.NewScaleREST(main, replicaset.Scale)
 	}

@@ -170,7 +170,11 @@ func (s *Server) build(o *Options, endpoints []string) error {
 	if err := s.addKubernetesServiceHooks(generic, client, o, config.RESTOptionsGetter, port); err != nil {
 		return err
 	}
-	if err := addControllers(generic, o); err != nil {
+	rootCA, err := os.ReadFile(s.ca.CertFile)
+	if err != nil {
+		return err
+	}
+	if err := addControllers(generic, o, rootCA); err != nil {
 		return err
 	}
 	return s.writeAdminKubeconfig()

@@ -13,6 +13,7 @@ import (
 	"github.com/svcplane/svcplane/internal/registry/core/namespace"
 	"github.com/svcplane/svcplane/internal/registry/core/node"
 	"github.com/svcplane/svcplane/internal/registry/core/pod"
+	"github.com/svcplane/svcplane/internal/registry/core/replicationcontroller"
 	"github.com/svcplane/svcplane/internal/registry/core/secret"
 	"github.com/svcplane/svcplane/internal/registry/core/service"
 	"github.com/svcplane/svcplane/internal/registry/core/serviceaccount"
@@ -28,7 +29,7 @@ func Definitions() []*resource.Definition {
 	return []*resource.Definition{
 		namespace.Definition(), service.Definition(), endpoints.Definition(), pod.Definition(),
 		node.Definition(), event.Definition(), configmap.Definition(), secret.Definition(),
-		serviceaccount.Definition(),
+		serviceaccount.Definition(), replicationcontroller.Definition(),
 		deployment.Definition(), replicaset.Definition(),
 		endpointslice.Definition(),
 		lease.Definition(),

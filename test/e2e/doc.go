@@ -2,5 +2,7 @@
 // create (root, iproute2 and Debian's etcd needed): several `svcplane
 // server` processes on one external etcd, with the addresses they bind and
 // advertise on the namespace's loopback interface. No traffic leaves the
-// namespace; it has no default route.
+// namespace; it has no default route. Upstream's own kube-proxy runs
+// against `svcplane server` when ../shared/tools/build-upstream.sh has built
+// it (kubeproxy_test.go; skipped otherwise).
 package e2e

@@ -79,6 +79,12 @@ func TestSelectors(t *testing.T) {
 func TestPagination(t *testing.T) {
 	c := server.Client
 	ns := newNamespace(t, c)
+	// root-ca-cert-publisher adds kube-root-ca.crt to every namespace:
+	// wait for it so that the pages are known.
+	eventually(t, "kube-root-ca.crt", func() bool {
+		_, err := c.CoreV1().ConfigMaps(ns).Get(ctx, "kube-root-ca.crt", metav1.GetOptions{})
+		return err == nil
+	})
 	for i := 0; i < 5; i++ {
 		must(c.CoreV1().ConfigMaps(ns).Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("cm%d", i)}}, metav1.CreateOptions{}))
 	}
@@ -99,7 +105,7 @@ func TestPagination(t *testing.T) {
 		}
 		opts.Continue = l.Continue
 	}
-	if pages != 3 || strings.Join(names, ",") != "cm0,cm1,cm2,cm3,cm4" {
+	if pages != 3 || strings.Join(names, ",") != "cm0,cm1,cm2,cm3,cm4,kube-root-ca.crt" {
 		t.Fatalf("pages=%d names=%v", pages, names)
 	}
 }
@@ -110,8 +116,10 @@ func TestWatchFromResourceVersion(t *testing.T) {
 	cm := must(c.CoreV1().ConfigMaps(ns).Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "w"}}, metav1.CreateOptions{}))
 	cm.Data = map[string]string{"a": "1"}
 	must(c.CoreV1().ConfigMaps(ns).Update(ctx, cm, metav1.UpdateOptions{}))
-	// Watching from the creation's resourceVersion replays the update.
-	w := must(c.CoreV1().ConfigMaps(ns).Watch(ctx, metav1.ListOptions{ResourceVersion: cm.ResourceVersion}))
+	// Watching from the creation's resourceVersion replays the update (only
+	// "w": root-ca-cert-publisher adds kube-root-ca.crt at some point).
+	w := must(c.CoreV1().ConfigMaps(ns).Watch(ctx, metav1.ListOptions{ResourceVersion: cm.ResourceVersion,
+		FieldSelector: "metadata.name=w"}))
 	defer w.Stop()
 	noErr(t, c.CoreV1().ConfigMaps(ns).Delete(ctx, "w", metav1.DeleteOptions{}))
 	var got []watch.EventType

@@ -34,10 +34,14 @@ func TestWatchListSendsInitialEvents(t *testing.T) {
 	c := server.Client
 	ns := newNamespace(t, c)
 	for _, n := range []string{"a", "b"} {
-		must(c.CoreV1().ConfigMaps(ns).Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: n}}, metav1.CreateOptions{}))
+		must(c.CoreV1().ConfigMaps(ns).Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: n,
+			Labels: map[string]string{"watchlist": "test"}}}, metav1.CreateOptions{}))
 	}
 	yes := true
+	// The label leaves out kube-root-ca.crt, which root-ca-cert-publisher
+	// adds to the namespace at some point.
 	w := must(c.CoreV1().ConfigMaps(ns).Watch(ctx, metav1.ListOptions{
+		LabelSelector:     "watchlist=test",
 		SendInitialEvents: &yes, AllowWatchBookmarks: true,
 		ResourceVersionMatch: metav1.ResourceVersionMatchNotOlderThan,
 	}))

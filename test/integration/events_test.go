@@ -49,7 +49,7 @@ func TestEventsAreOneResourceInTwoAPIs(t *testing.T) {
 		t.Fatalf("events.k8s.io view of a core event: %+v", v1ev)
 	}
 
-	list := must(c.EventsV1().Events(ns).List(ctx, metav1.ListOptions{FieldSelector: "involvedObject.name=q"}))
+	list := must(c.EventsV1().Events(ns).List(ctx, metav1.ListOptions{FieldSelector: "regarding.name=q"}))
 	if len(list.Items) != 1 || list.Items[0].Name != "old-style" {
 		t.Fatalf("field selector on events.k8s.io: %d items", len(list.Items))
 	}

@@ -30,7 +30,10 @@ import (
 	"github.com/svcplane/svcplane/internal/controller/nodeipam"
 	"github.com/svcplane/svcplane/internal/controller/nodelifecycle"
 	"github.com/svcplane/svcplane/internal/controller/replicaset"
+	"github.com/svcplane/svcplane/internal/controller/replication"
+	"github.com/svcplane/svcplane/internal/controller/rootcacertpublisher"
 	"github.com/svcplane/svcplane/internal/controller/scheduler"
+	"github.com/svcplane/svcplane/internal/controller/serviceaccount"
 	"github.com/svcplane/svcplane/internal/controller/servicecidr"
 )
 
@@ -48,6 +51,10 @@ type Config struct {
 	// (--node-monitor-period, --node-monitor-grace-period,
 	// --node-startup-grace-period).
 	NodeLifecycle nodelifecycle.Config
+	// RootCA is the PEM bundle that verifies the API server, published in
+	// every namespace's kube-root-ca.crt (kube-controller-manager's
+	// --root-ca-file); empty disables root-ca-cert-publisher.
+	RootCA []byte
 }
 
 // Deps is what controllers are built from.
@@ -70,6 +77,18 @@ func All() []Controller {
 	return []Controller{
 		{"namespace", func(ctx context.Context, d Deps) {
 			go namespace.New(d.Client, d.Dynamic, d.Client.Discovery(), d.Informers.Core().V1().Namespaces()).Run(ctx, 2)
+		}},
+		{"serviceaccount", func(ctx context.Context, d Deps) {
+			i := d.Informers.Core().V1()
+			go serviceaccount.New(d.Client, i.Namespaces(), i.ServiceAccounts(), serviceaccount.DefaultServiceAccounts).Run(ctx, 1)
+		}},
+		{"root-ca-cert-publisher", func(ctx context.Context, d Deps) {
+			if len(d.Config.RootCA) == 0 {
+				klog.InfoS("No root CA bundle; root-ca-cert-publisher not started")
+				return
+			}
+			i := d.Informers.Core().V1()
+			go rootcacertpublisher.New(d.Client, i.Namespaces(), i.ConfigMaps(), d.Config.RootCA).Run(ctx, 1)
 		}},
 		{"service-cidr", func(ctx context.Context, d Deps) {
 			n := d.Informers.Networking().V1()
@@ -96,6 +115,9 @@ func All() []Controller {
 		}},
 		{"replicaset", func(ctx context.Context, d Deps) {
 			go replicaset.New(d.Client, d.Informers.Apps().V1().ReplicaSets(), d.Informers.Core().V1().Pods(), clock.RealClock{}).Run(ctx, 5)
+		}},
+		{"replicationcontroller", func(ctx context.Context, d Deps) {
+			go replication.New(d.Client, d.Informers.Core().V1().ReplicationControllers(), d.Informers.Core().V1().Pods(), clock.RealClock{}).Run(ctx, 5)
 		}},
 		{"deployment", func(ctx context.Context, d Deps) {
 			go deployment.New(d.Client, d.Informers.Apps().V1().Deployments(), d.Informers.Apps().V1().ReplicaSets(), clock.RealClock{}).Run(ctx, 5)

@@ -15,8 +15,8 @@ func names(cs []Controller) string {
 
 func TestSelect(t *testing.T) {
 	cases := map[string]string{
-		"*":                "namespace,service-cidr,nodeipam,nodelifecycle,scheduler,replicaset,deployment,garbagecollector,endpoints,endpointslice-mirroring,endpointslice",
-		"*,-endpointslice": "namespace,service-cidr,nodeipam,nodelifecycle,scheduler,replicaset,deployment,garbagecollector,endpoints,endpointslice-mirroring",
+		"*":                "namespace,serviceaccount,root-ca-cert-publisher,service-cidr,nodeipam,nodelifecycle,scheduler,replicaset,replicationcontroller,deployment,garbagecollector,endpoints,endpointslice-mirroring,endpointslice",
+		"*,-endpointslice": "namespace,serviceaccount,root-ca-cert-publisher,service-cidr,nodeipam,nodelifecycle,scheduler,replicaset,replicationcontroller,deployment,garbagecollector,endpoints,endpointslice-mirroring",
 		"namespace":        "namespace",
 		"-namespace":       "",
 	}

@@ -3,6 +3,7 @@ package replicaset
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -13,7 +14,6 @@ import (
 	appsinformers "k8s.io/client-go/informers/apps/v1"
 	coreinformers "k8s.io/client-go/informers/core/v1"
 	"k8s.io/client-go/kubernetes"
-	appslisters "k8s.io/client-go/listers/apps/v1"
 	corelisters "k8s.io/client-go/listers/core/v1"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/util/workqueue"
@@ -25,12 +25,10 @@ import (
 // BurstReplicas caps the pods created or deleted in one sync, as upstream.
 const BurstReplicas = 500
 
-var kind = appsv1.SchemeGroupVersion.WithKind("ReplicaSet")
-
 // Controller keeps ReplicaSets' pods.
 type Controller struct {
 	client       kubernetes.Interface
-	sets         appslisters.ReplicaSetLister
+	kind         Kind
 	pods         corelisters.PodLister
 	synced       []cache.InformerSynced
 	queue        workqueue.TypedRateLimitingInterface[string]
@@ -38,18 +36,23 @@ type Controller struct {
 	clock        clock.Clock
 }
 
-// New returns a controller fed by the given informers.
+// New returns a ReplicaSet controller fed by the given informers.
 func New(client kubernetes.Interface, sets appsinformers.ReplicaSetInformer, pods coreinformers.PodInformer, clk clock.Clock) *Controller {
-	c := &Controller{client: client, sets: sets.Lister(), pods: pods.Lister(), clock: clk,
-		synced:       []cache.InformerSynced{sets.Informer().HasSynced, pods.Informer().HasSynced},
+	return NewFor(client, ReplicaSetKind(client, sets), pods, clk)
+}
+
+// NewFor returns the controller for kind, a ReplicaSet-like owner of pods.
+func NewFor(client kubernetes.Interface, kind Kind, pods coreinformers.PodInformer, clk clock.Clock) *Controller {
+	c := &Controller{client: client, kind: kind, pods: pods.Lister(), clock: clk,
+		synced:       []cache.InformerSynced{kind.Informer.HasSynced, pods.Informer().HasSynced},
 		expectations: newExpectations(clk),
-		queue:        worker.NewQueue[string]("replicaset")}
+		queue:        worker.NewQueue[string](strings.ToLower(kind.GVK.Kind))}
 	enqueue := func(obj interface{}) {
 		if key, err := cache.DeletionHandlingMetaNamespaceKeyFunc(obj); err == nil {
 			c.queue.Add(key)
 		}
 	}
-	_, _ = sets.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
+	_, _ = kind.Informer.AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc: enqueue, UpdateFunc: func(_, obj interface{}) { enqueue(obj) }, DeleteFunc: enqueue,
 	})
 	_, _ = pods.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
@@ -71,10 +74,10 @@ func (c *Controller) podEvent(obj interface{}, added, deleted int) {
 		return
 	}
 	if ref := metav1.GetControllerOf(pod); ref != nil {
-		if ref.Kind != kind.Kind {
+		if ref.Kind != c.kind.GVK.Kind {
 			return
 		}
-		rs, err := c.sets.ReplicaSets(pod.Namespace).Get(ref.Name)
+		rs, err := c.kind.Get(pod.Namespace, ref.Name)
 		if err != nil || rs.UID != ref.UID {
 			return
 		}
@@ -83,7 +86,7 @@ func (c *Controller) podEvent(obj interface{}, added, deleted int) {
 		c.queue.Add(key)
 		return
 	}
-	sets, _ := c.sets.ReplicaSets(pod.Namespace).List(labels.Everything())
+	sets, _ := c.kind.List(pod.Namespace)
 	for _, rs := range sets {
 		if sel, err := metav1.LabelSelectorAsSelector(rs.Spec.Selector); err == nil && !sel.Empty() && sel.Matches(labels.Set(pod.Labels)) {
 			c.queue.Add(pod.Namespace + "/" + rs.Name)
@@ -97,7 +100,7 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 	if err != nil {
 		return err
 	}
-	rs, err := c.sets.ReplicaSets(ns).Get(name)
+	rs, err := c.kind.Get(ns, name)
 	if apierrors.IsNotFound(err) {
 		c.expectations.forget(key)
 		return nil
@@ -139,7 +142,9 @@ func replicasOf(rs *appsv1.ReplicaSet) int {
 	return int(*rs.Spec.Replicas)
 }
 
-func (c *Controller) String() string { return fmt.Sprintf("replicaset controller (%v)", c.queue.Len()) }
+func (c *Controller) String() string {
+	return fmt.Sprintf("%s controller (%v)", strings.ToLower(c.kind.GVK.Kind), c.queue.Len())
+}
 
 // Run processes the queue with workers until ctx ends.
 func (c *Controller) Run(ctx context.Context, workers int) {

@@ -6,4 +6,9 @@
 // and keeps status (replicas, fullyLabeledReplicas, readyReplicas,
 // availableReplicas, observedGeneration). Shape: informers → rate-limited
 // queue keyed namespace/name → sync.
+//
+// The owner kind is a Kind value: ReplicaSetKind, or another kind with the
+// same semantics seen as ReplicaSets (internal/controller/replication
+// adapts ReplicationControllers, as upstream's replication controller
+// wraps its ReplicaSet controller).
 package replicaset

@@ -34,7 +34,7 @@ func (c *Controller) claimPods(ctx context.Context, rs *appsv1.ReplicaSet, selec
 				return nil, err
 			}
 		case matches && active(pod) && rs.DeletionTimestamp == nil:
-			ownerRef, _ := json.Marshal(controllerRef(rs))
+			ownerRef, _ := json.Marshal(c.controllerRef(rs))
 			patch := fmt.Sprintf(`{"metadata":{"ownerReferences":[%s],"uid":%q}}`, ownerRef, pod.UID)
 			if err := c.patchOwner(ctx, pod, patch); err != nil {
 				return nil, err
@@ -53,9 +53,9 @@ func (c *Controller) patchOwner(ctx context.Context, pod *corev1.Pod, patch stri
 	return err
 }
 
-func controllerRef(rs *appsv1.ReplicaSet) metav1.OwnerReference {
+func (c *Controller) controllerRef(rs *appsv1.ReplicaSet) metav1.OwnerReference {
 	yes := true
-	return metav1.OwnerReference{APIVersion: kind.GroupVersion().String(), Kind: kind.Kind, Name: rs.Name, UID: rs.UID,
+	return metav1.OwnerReference{APIVersion: c.kind.GVK.GroupVersion().String(), Kind: c.kind.GVK.Kind, Name: rs.Name, UID: rs.UID,
 		Controller: &yes, BlockOwnerDeletion: &yes}
 }
 
@@ -94,7 +94,7 @@ func (c *Controller) createPod(ctx context.Context, rs *appsv1.ReplicaSet) error
 	t := rs.Spec.Template
 	pod := &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{GenerateName: rs.Name + "-", Labels: t.Labels, Annotations: t.Annotations,
-			OwnerReferences: []metav1.OwnerReference{controllerRef(rs)}},
+			OwnerReferences: []metav1.OwnerReference{c.controllerRef(rs)}},
 		Spec: *t.Spec.DeepCopy(),
 	}
 	_, err := c.client.CoreV1().Pods(rs.Namespace).Create(ctx, pod, metav1.CreateOptions{})

@@ -41,7 +41,7 @@ func (c *Controller) updateStatus(ctx context.Context, rs *appsv1.ReplicaSet, po
 	}
 	rs = rs.DeepCopy()
 	rs.Status = st
-	_, err := c.client.AppsV1().ReplicaSets(rs.Namespace).UpdateStatus(ctx, rs, metav1.UpdateOptions{})
+	err := c.kind.UpdateStatus(ctx, rs)
 	if apierrors.IsNotFound(err) {
 		return nil
 	}

@@ -89,9 +89,20 @@ type Definition struct {
 	// FieldLabels adds field selector attributes beyond metadata.name and
 	// metadata.namespace.
 	FieldLabels func(obj runtime.Object) fields.Set
-	// FieldLabelNames lists the keys FieldLabels sets (the scheme refuses
-	// any other with upstream's "field label not supported" error).
-	FieldLabelNames []string
+	// FieldLabelNames and FieldLabelAliases are the field selector labels
+	// the kind accepts beyond metadata.name (and metadata.namespace when
+	// namespaced), as upstream's AddFieldLabelConversionFunc for the kind
+	// lists them: a name selects the FieldLabels key of the same name, an
+	// alias the key it maps to (events.k8s.io's regarding.kind selects
+	// involvedObject.kind, pods' spec.host spec.nodeName). Any other label is
+	// refused with upstream's "field label not supported: <label>".
+	//
+	// A kind with neither has no conversion function, as most kinds
+	// upstream: the scheme's default accepts metadata.name and
+	// metadata.namespace and refuses the rest with `"<label>" is not a
+	// known field selector: only "metadata.name", "metadata.namespace"`.
+	FieldLabelNames   []string
+	FieldLabelAliases map[string]string
 }
 
 // StatusDefinition describes a /status subresource.

@@ -19,22 +19,34 @@ func AddToScheme(scheme *runtime.Scheme, defs []*Definition) error {
 				return err
 			}
 		}
-		allowed := map[string]bool{"metadata.name": true}
-		if def.Namespaced {
-			allowed["metadata.namespace"] = true
-		}
-		for _, l := range def.FieldLabelNames {
-			allowed[l] = true
-		}
-		err := scheme.AddFieldLabelConversionFunc(def.GroupVersionKind(), func(label, value string) (string, string, error) {
-			if allowed[label] {
-				return label, value, nil
-			}
-			return "", "", fmt.Errorf("field label not supported: %s", label)
-		})
-		if err != nil {
+		if err := addFieldLabelConversion(scheme, def); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// addFieldLabelConversion registers the field selector labels def accepts;
+// a def without own labels keeps the scheme's default (metadata only, with
+// its own error text), as upstream kinds without a conversion function do.
+func addFieldLabelConversion(scheme *runtime.Scheme, def *Definition) error {
+	if len(def.FieldLabelNames) == 0 && len(def.FieldLabelAliases) == 0 {
+		return nil
+	}
+	allowed := map[string]string{"metadata.name": "metadata.name"}
+	if def.Namespaced {
+		allowed["metadata.namespace"] = "metadata.namespace"
+	}
+	for _, l := range def.FieldLabelNames {
+		allowed[l] = l
+	}
+	for l, to := range def.FieldLabelAliases {
+		allowed[l] = to
+	}
+	return scheme.AddFieldLabelConversionFunc(def.GroupVersionKind(), func(label, value string) (string, string, error) {
+		if to, ok := allowed[label]; ok {
+			return to, value, nil
+		}
+		return "", "", fmt.Errorf("field label not supported: %s", label)
+	})
 }

@@ -38,8 +38,10 @@ func Definition() *resource.Definition {
 	}
 }
 
-// FieldLabelNames are the field selector labels of events beyond metadata
-// (the same for core/v1 and events.k8s.io/v1, which select on core names).
+// FieldLabelNames are the field selector labels of core/v1 events beyond
+// metadata (upstream: AddFieldLabelConversionsForEvent in
+// pkg/apis/core/v1/conversion.go); events.k8s.io/v1 maps its own labels
+// onto these attributes.
 var FieldLabelNames = []string{"involvedObject.kind", "involvedObject.namespace", "involvedObject.name",
 	"involvedObject.uid", "involvedObject.apiVersion", "involvedObject.resourceVersion",
 	"involvedObject.fieldPath", "reason", "reportingComponent", "source", "type"}

@@ -38,8 +38,11 @@ func Definition() *resource.Definition {
 			return validateFinalizers(obj.(*corev1.Namespace))
 		},
 		FieldLabelNames: []string{"status.phase"},
+		// Upstream's NamespaceToSelectableFields also sets "name" (kept for
+		// backward compatibility, though the conversion refuses the label).
 		FieldLabels: func(obj runtime.Object) fields.Set {
-			return fields.Set{"status.phase": string(obj.(*corev1.Namespace).Status.Phase)}
+			ns := obj.(*corev1.Namespace)
+			return fields.Set{"status.phase": string(ns.Status.Phase), "name": ns.Name}
 		},
 		Columns: []metav1.TableColumnDefinition{
 			resource.Column("Status", "string", 0, "The status of the namespace"),

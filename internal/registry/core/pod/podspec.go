@@ -1,6 +1,7 @@
 package pod
 
 import (
+	"math"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -105,6 +106,9 @@ func ValidatePodSpec(spec *corev1.PodSpec, fld *field.Path) field.ErrorList {
 	if g := spec.TerminationGracePeriodSeconds; g != nil && *g < 0 {
 		errs = append(errs, field.Invalid(fld.Child("terminationGracePeriodSeconds"), *g, "must be >= 0"))
 	}
+	if d := spec.ActiveDeadlineSeconds; d != nil && (*d < 1 || *d > math.MaxInt32) {
+		errs = append(errs, field.Invalid(fld.Child("activeDeadlineSeconds"), *d, validation.InclusiveRangeError(1, math.MaxInt32)))
+	}
 	if spec.NodeName != "" {
 		for _, msg := range apivalidation.NameIsDNSSubdomain(spec.NodeName, false) {
 			errs = append(errs, field.Invalid(fld.Child("nodeName"), spec.NodeName, msg))
@@ -177,9 +181,11 @@ func ValidateProtocol(proto corev1.Protocol, fld *field.Path) field.ErrorList {
 		[]corev1.Protocol{corev1.ProtocolSCTP, corev1.ProtocolTCP, corev1.ProtocolUDP})}
 }
 
-// ValidatePodTemplateSpec checks a workload's pod template.
+// ValidatePodTemplateSpec checks a workload's pod template. The labels and
+// annotations are reported at <fld>.labels and <fld>.annotations (not
+// <fld>.metadata.…), as upstream's ValidatePodTemplateSpec does.
 func ValidatePodTemplateSpec(t *corev1.PodTemplateSpec, fld *field.Path) field.ErrorList {
-	errs := apivalidation.ValidateAnnotations(t.Annotations, fld.Child("metadata", "annotations"))
-	errs = append(errs, metav1validation.ValidateLabels(t.Labels, fld.Child("metadata", "labels"))...)
+	errs := metav1validation.ValidateLabels(t.Labels, fld.Child("labels"))
+	errs = append(errs, apivalidation.ValidateAnnotations(t.Annotations, fld.Child("annotations"))...)
 	return append(errs, ValidatePodSpec(&t.Spec, fld.Child("spec"))...)
 }

@@ -41,9 +41,12 @@ func Definition() *resource.Definition {
 		FieldLabelNames: []string{"spec.nodeName", "spec.restartPolicy", "spec.schedulerName",
 			"spec.serviceAccountName", "spec.hostNetwork", "status.phase", "status.podIP",
 			"status.podIPs", "status.nominatedNodeName"},
-		FieldLabels: fieldLabels,
-		Columns:     columns,
-		Row:         row,
+		// Old v1 clients send spec.host (upstream's Pod conversion in
+		// pkg/apis/core/v1/conversion.go).
+		FieldLabelAliases: map[string]string{"spec.host": "spec.nodeName"},
+		FieldLabels:       fieldLabels,
+		Columns:           columns,
+		Row:               row,
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	apivalidation "k8s.io/apimachinery/pkg/api/validation"
+	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
@@ -32,6 +33,14 @@ func Definition() *resource.Definition {
 		},
 		ValidateUpdate: func(ctx context.Context, obj, old runtime.Object) field.ErrorList {
 			return ValidateUpdate(obj.(*corev1.Service), old.(*corev1.Service))
+		},
+		// Upstream: AddFieldLabelConversionsForService
+		// (pkg/apis/core/v1/conversion.go) and SelectableFields
+		// (pkg/registry/core/service/strategy.go).
+		FieldLabelNames: []string{"spec.clusterIP", "spec.type"},
+		FieldLabels: func(obj runtime.Object) fields.Set {
+			svc := obj.(*corev1.Service)
+			return fields.Set{"spec.clusterIP": svc.Spec.ClusterIP, "spec.type": string(svc.Spec.Type)}
 		},
 		Columns: columns,
 		Row:     row,

@@ -34,10 +34,28 @@ func Definition() *resource.Definition {
 		ValidateUpdate: func(ctx context.Context, obj, old runtime.Object) field.ErrorList {
 			return coreevent.ValidateStrictUpdate(toCore(obj), toCore(old))
 		},
-		FieldLabelNames: coreevent.FieldLabelNames,
-		FieldLabels:     func(obj runtime.Object) fields.Set { return coreevent.FieldLabelsOf(toCore(obj)) },
-		OmitNameColumn:  true,
-		Columns:         coreevent.Columns,
-		Row:             func(obj runtime.Object) []interface{} { return coreevent.RowOf(toCore(obj)) },
+		// events.k8s.io has labels of its own, mapped onto the core
+		// attributes (there is no source, involvedObject.* nor
+		// reportingComponent here).
+		FieldLabelNames:   []string{"reason", "type"},
+		FieldLabelAliases: FieldLabelAliases,
+		FieldLabels:       func(obj runtime.Object) fields.Set { return coreevent.FieldLabelsOf(toCore(obj)) },
+		OmitNameColumn:    true,
+		Columns:           coreevent.Columns,
+		Row:               func(obj runtime.Object) []interface{} { return coreevent.RowOf(toCore(obj)) },
 	}
+}
+
+// FieldLabelAliases maps the events.k8s.io/v1 field labels onto the core
+// event attributes they select, as upstream's AddFieldLabelConversionsForEvent
+// (pkg/apis/events/v1/conversion.go) does.
+var FieldLabelAliases = map[string]string{
+	"regarding.kind":            "involvedObject.kind",
+	"regarding.namespace":       "involvedObject.namespace",
+	"regarding.name":            "involvedObject.name",
+	"regarding.uid":             "involvedObject.uid",
+	"regarding.apiVersion":      "involvedObject.apiVersion",
+	"regarding.resourceVersion": "involvedObject.resourceVersion",
+	"regarding.fieldPath":       "involvedObject.fieldPath",
+	"reportingController":       "reportingComponent",
 }
