@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"strconv"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -247,4 +247,3 @@ func startTogether(ep, prefix string, n int) error {
 	}
 	return nil
 }
-
