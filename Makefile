@@ -10,10 +10,12 @@ build:
 up: build
 	./$(BIN) up
 
-# Everything CI runs: unit, integration (real embedded etcd) and kubectl tests.
+# Everything CI runs: unit, integration (real embedded etcd), kubectl and
+# (as root) e2e tests, then the drift guard against upstream's code.
 test:
 	$(GO) vet ./...
 	$(GO) test -count=1 -timeout 20m ./...
+	$(MAKE) test-drift
 
 # Unit tests only (no etcd, no binaries).
 test-short:
