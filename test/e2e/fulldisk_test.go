@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -68,5 +69,29 @@ func TestLowDiskRefusesWritesKeepsReads(t *testing.T) {
 	case <-up.p.done:
 		t.Fatalf("svcplane up exited:\n%s", tail(up.p.log.String()))
 	default:
+	}
+}
+
+// TestSecondUpOnOneDataDirRefused: a second `svcplane up` on a data dir in
+// use exits at once with a message naming the holder, and the first keeps
+// serving.
+func TestSecondUpOnOneDataDirRefused(t *testing.T) {
+	requireRoot(t)
+	t.Parallel()
+	first := &hostServer{t: t, dir: filepath.Join(t.TempDir(), "data"), port: freePort(t), args: []string{"up",
+		"--nodes", "0", "--proxy-mode", "none"}}
+	first.start()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, bin, "up", "--nodes", "0", "--proxy-mode", "none", "--data-dir", first.dir,
+		"--bind-address", "127.0.0.1", "--secure-port", strconv.Itoa(freePort(t))).CombinedOutput()
+	if ctx.Err() != nil {
+		t.Fatalf("the second up did not exit within 10 s:\n%s", out)
+	}
+	if err == nil || !strings.Contains(string(out), "is used by another svcplane process (pid "+strconv.Itoa(first.p.cmd.Process.Pid)+")") {
+		t.Fatalf("the second up: %v\n%s", err, out)
+	}
+	if code := readyz(first); code != 200 {
+		t.Fatalf("the first up's /readyz: %d", code)
 	}
 }
