@@ -1,0 +1,132 @@
+package e2e
+
+import (
+	"context"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/svcplane/svcplane/internal/proxy/proxytest/netlab"
+)
+
+// keepManifest adds a Deployment whose simulated pods get IPs from the
+// node's pod CIDR.
+const keepManifest = `
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: keep, namespace: default}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: keep}}
+  template:
+    metadata: {labels: {app: keep}}
+    spec: {containers: [{name: c, image: registry.k8s.io/pause}]}
+`
+
+// TestUpRestartKeepsEverything stops `svcplane up` (nftables proxy, one
+// simulated node) with SIGTERM and starts it again on its data dir while a
+// client keeps dialling the Service: no request fails (the rules are never
+// flushed, not while down, not before the restarted proxy's first sync),
+// and the objects keep their resourceVersions, the Service its ClusterIP
+// and NodePort, the pods their UIDs and IPs.
+func TestUpRestartKeepsEverything(t *testing.T) {
+	requireRoot(t)
+	l := netlab.New(t, netlab.Options{Tag: "uprst", RouteServicesVia: "vb2"})
+	node := &netns{name: l.NS("node")}
+	dir := t.TempDir()
+	args := []string{"up", "--data-dir", dir, "--proxy-mode", "nftables", "--node-name", "e2e-node",
+		"--bind-address", "10.100.0.1", "--advertise-address", "10.100.0.1"}
+	kubectl := func(stdin string, args ...string) string {
+		t.Helper()
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, "ip", append([]string{"netns", "exec", node.name, "kubectl",
+			"--kubeconfig", filepath.Join(dir, "kubeconfig")}, args...)...)
+		cmd.Stdin = strings.NewReader(stdin)
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("kubectl %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+		return string(out)
+	}
+	start := func() *proc {
+		p := node.start(t, bin, args...)
+		waitFor(t, "svcplane up ready", 60*time.Second, func() bool {
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			_, err := node.exec(ctx, "kubectl", "--kubeconfig", filepath.Join(dir, "kubeconfig"), "get", "--raw", "/readyz")
+			return err == nil
+		})
+		return p
+	}
+	up := start()
+	kubectl(proxyManifest+"---"+keepManifest, "apply", "-f", "-")
+	answered := func() int {
+		out, _ := l.Helper("client", "dial", "PROTO=tcp", "ADDR=10.96.0.10:80").CombinedOutput()
+		n := 0
+		for _, line := range strings.Split(string(out), "\n") {
+			if f := strings.Fields(line); len(f) > 0 && (f[0] == "b1" || f[0] == "b2") {
+				n++
+			}
+		}
+		return n
+	}
+	waitFor(t, "ClusterIP traffic", 30*time.Second, func() bool { return answered() == 24 })
+	state := func() string {
+		return kubectl("", "get", "svc/web", "endpointslice/web-1", "-o",
+			`jsonpath={range .items[*]}{.kind}/{.metadata.name} rv={.metadata.resourceVersion} {.spec.clusterIP} {.spec.ports[*].nodePort}{"\n"}{end}`) +
+			pods(kubectl)
+	}
+	waitFor(t, "two pods Running with IPs", 60*time.Second, func() bool { return strings.Count(pods(kubectl), "Running") == 2 })
+	before := state()
+
+	var mu sync.Mutex
+	probes, failed := 0, 0
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			n := answered()
+			mu.Lock()
+			probes++
+			if n != 24 {
+				failed++
+			}
+			mu.Unlock()
+		}
+	}()
+	up.signal(t, syscall.SIGTERM)
+	up = start()
+	time.Sleep(5 * time.Second) // the restarted proxy's first syncs
+	close(stop)
+	<-done
+	t.Logf("%d probes of 24 connections each across the restart, %d with a failure", probes, failed)
+	if failed > 0 || probes < 3 {
+		t.Fatalf("%d of %d probes through the ClusterIP failed across the restart", failed, probes)
+	}
+	if after := state(); after != before {
+		t.Fatalf("state changed across the restart:\nbefore:\n%s\nafter:\n%s", before, after)
+	}
+	up.signal(t, syscall.SIGTERM)
+	_, _ = node.exec(context.Background(), bin, "proxy", "--cleanup")
+}
+
+// pods lists the keep pods as sorted "name uid ip phase" lines.
+func pods(kubectl func(string, ...string) string) string {
+	out := kubectl("", "get", "pods", "-l", "app=keep", "-o",
+		`jsonpath={range .items[*]}{.metadata.name} {.metadata.uid} {.status.podIP} {.status.phase}{"\n"}{end}`)
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	sort.Strings(lines)
+	return strings.Join(lines, "\n")
+}
