@@ -53,6 +53,9 @@ type Options struct {
 	EndpointReconcilerType    string
 	APIServerCount            int
 	KubernetesServiceNodePort int
+
+	// StorageSecurity: etcd TLS, encryption at rest, audit.
+	StorageSecurity StorageSecurity
 }
 
 // Service IP allocator modes.
@@ -64,6 +67,7 @@ const (
 // NewOptions returns the defaults (kube-apiserver's where they exist).
 func NewOptions() *Options {
 	return &Options{
+		StorageSecurity:       NewStorageSecurity(),
 		DataDir:               "svcplane-data",
 		SecurePort:            6443,
 		BindAddress:           "0.0.0.0",
@@ -112,6 +116,7 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.IntVar(&o.APIServerCount, "apiserver-count", o.APIServerCount, "The number of apiservers running in the cluster, must be a positive number. (In use when --endpoint-reconciler-type=master-count is enabled.)")
 	fs.IntVar(&o.KubernetesServiceNodePort, "kubernetes-service-node-port", o.KubernetesServiceNodePort, "If non-zero, the Kubernetes master service (which apiserver creates/maintains) will be of type NodePort, using this as the value of the port. If zero, the Kubernetes master service will be of type ClusterIP.")
 	fs.StringVar(&o.TokenAuthFile, "token-auth-file", o.TokenAuthFile, "If set, the file that will be used to secure the secure port of the API server via token authentication.")
+	o.addStorageSecurityFlags(fs)
 }
 
 // Validate checks the options and returns every problem at once.
@@ -173,6 +178,7 @@ func (o *Options) Validate() error {
 	if o.DataDir == "" {
 		errs = append(errs, fmt.Errorf("--data-dir must not be empty"))
 	}
+	errs = append(errs, o.validateStorageSecurity()...)
 	if len(errs) == 0 {
 		return nil
 	}

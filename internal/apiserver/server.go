@@ -2,6 +2,7 @@ package apiserver
 
 import (
 	"context"
+	"fmt"
 	"net"
 	"net/http"
 	"os"
@@ -120,6 +121,9 @@ func (s *Server) build(o *Options, endpoints []string) error {
 	}
 	if err := applyStorage(o, endpoints, defs, scheme, codecs, &config.Config); err != nil {
 		return err
+	}
+	if err := o.StorageSecurity.Audit.ApplyTo(&config.Config); err != nil {
+		return fmt.Errorf("audit: %w", err)
 	}
 	guard := s.diskGuard(o)
 	if guard != nil {
@@ -289,6 +293,7 @@ func applyStorage(o *Options, endpoints []string, defs []*resource.Definition, s
 		// etcd's shutdown by its 5 s request timeout.
 		etcdOpts.StorageConfig.CompactionInterval = 0
 	}
+	o.StorageSecurity.applyEtcdSecurity(etcdOpts)
 	etcdOpts.DefaultStorageMediaType = runtime.ContentTypeProtobuf
 	resources := serverstorage.NewResourceConfig()
 	prefixes := map[schema.GroupResource]string{}
