@@ -1,6 +1,18 @@
-// Package e2e runs svcplane processes in network namespaces the tests
-// create (root, iproute2 and Debian's etcd needed): several `svcplane
-// server` processes on one external etcd, with the addresses they bind and
-// advertise on the namespace's loopback interface. No traffic leaves the
-// namespace; it has no default route.
+// Package e2e runs the built svcplane binary in network namespaces the tests
+// create (root, iproute2, nftables/iptables and Debian's etcd needed; as
+// non-root every test says SKIP with the reason):
+//
+//   - bootstrap_test.go: several `svcplane server` processes on one
+//     external etcd, with the addresses they bind and advertise on the
+//     namespace's loopback interface: the `kubernetes` Service's endpoints
+//     follow the servers (lease reconciler), and the servers survive the
+//     loss of an etcd member.
+//   - proxy_test.go: `svcplane up` with each --proxy-mode in a lab's node
+//     namespace (internal/proxy/proxytest/netlab: client and backend
+//     namespaces over veth pairs): real TCP/UDP to ClusterIPs and
+//     NodePorts, the ipvs → iptables fallback, rules outliving the process
+//     and `svcplane proxy --cleanup`.
+//
+// Only addresses inside namespaces the test made itself are used; they have
+// no default route, so no traffic leaves them.
 package e2e
