@@ -91,7 +91,7 @@ func New(ctx context.Context, o *Options) (*Server, error) {
 	}
 	s.EtcdEndpoints = endpoints
 	if err := s.build(o, endpoints); err != nil {
-		s.closeEtcd()
+		s.Close()
 		return nil, err
 	}
 	return s, nil
@@ -301,18 +301,21 @@ func newAdmission(client kubernetes.Interface, f informers.SharedInformerFactory
 }
 
 // Run serves until ctx is cancelled, then shuts down gracefully (pre-shutdown
-// hooks run, in-flight requests finish), stops the repair loops' event
-// broadcaster and the embedded etcd.
+// hooks run, in-flight requests finish) and Closes the server: the repair
+// loops' event broadcaster, the embedded etcd and the data dir lock.
 func (s *Server) Run(ctx context.Context) error {
-	defer s.closeEtcd()
-	defer s.stopEvents()
+	defer s.Close()
 	return s.generic.PrepareRun().RunWithContext(ctx)
 }
 
-// Close releases what New took (the repair events, the embedded etcd, the
-// data dir lock) for a server that will not Run.
+// Close releases what New took (the repair loops' event broadcaster, the
+// embedded etcd, the data dir lock) for a server that will not Run; Run
+// calls it when it returns. Calling it again does nothing.
 func (s *Server) Close() {
-	s.stopEvents()
+	if s.stopEvents != nil {
+		s.stopEvents()
+		s.stopEvents = nil
+	}
 	s.closeEtcd()
 }
 
