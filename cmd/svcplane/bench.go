@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -138,4 +139,12 @@ func newBenchDeploymentCommand() *cobra.Command {
 	f.StringArrayVar(&c.ServerArgs, "server-arg", nil, "Extra flag for the server (repeatable).")
 	f.StringArrayVar(&c.AgentArgs, "agent-arg", nil, "Extra flag for `svcplane node` (repeatable).")
 	return cmd
+}
+
+// checkNodeCount refuses a --nodes below least.
+func checkNodeCount(n, least int) error {
+	if n < least {
+		return fmt.Errorf("--nodes %d: want %d or more", n, least)
+	}
+	return nil
 }

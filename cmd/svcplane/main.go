@@ -1,7 +1,16 @@
-// Command svcplane is the Kubernetes Service plane in one binary: the API
-// server on etcd (`server`), everything on one machine (`up`), credentials
-// (`kubeconfig`) and `version`. Each subcommand lives in its own file; this
-// one only wires them.
+// Command svcplane is the Kubernetes Service plane in one binary:
+//
+//	server      the API server and its controllers, on an embedded etcd or --etcd-servers
+//	up          everything on one machine: server + local simulated nodes + their proxy
+//	node        N simulated nodes (node agent) against any API server
+//	proxy       the service proxy of one node (nftables, iptables, ipvs, userspace)
+//	kubeconfig  credentials for an identity, signed by the cluster CA
+//	bench       the benchmarks (server, services, nodes, deployment, proxy modes)
+//	version     the version served at /version
+//
+// Each subcommand lives in its own file and only turns flags into a Config
+// for the package that runs it (internal/plane, internal/proxy/app,
+// internal/bench); this one only wires them.
 package main
 
 import (

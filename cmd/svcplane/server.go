@@ -6,26 +6,26 @@ import (
 	"github.com/spf13/cobra"
 	genericapiserver "k8s.io/apiserver/pkg/server"
 
-	"github.com/svcplane/svcplane/internal/apiserver"
+	"github.com/svcplane/svcplane/internal/plane"
 )
 
 func newServerCommand() *cobra.Command {
-	o := apiserver.NewOptions()
+	o := plane.NewServerOptions()
 	cmd := &cobra.Command{
 		Use:   "server",
 		Short: "Run the Kubernetes-compatible API server",
-		Long: `Run the API server. Without --etcd-servers it keeps its data in an
-embedded etcd under --data-dir. It writes an admin kubeconfig to
-<data-dir>/kubeconfig and serves until SIGTERM or SIGINT.`,
+		Long: `Run the API server and its controllers. Without --etcd-servers it keeps
+its data in an embedded etcd under --data-dir. It writes an admin kubeconfig
+to <data-dir>/kubeconfig and serves until SIGTERM or SIGINT.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := genericapiserver.SetupSignalContext()
-			s, err := apiserver.New(ctx, o)
+			p, err := plane.New(ctx, o)
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "svcplane server serving on %s; kubeconfig: %s\n", s.URL, s.Kubeconfig)
-			return s.Run(ctx)
+			fmt.Fprintf(cmd.OutOrStdout(), "svcplane server serving on %s; kubeconfig: %s\n", p.Server.URL, p.Server.Kubeconfig)
+			return p.Run(ctx)
 		},
 	}
 	o.AddFlags(cmd.Flags())

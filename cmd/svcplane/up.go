@@ -7,12 +7,11 @@ import (
 	"github.com/spf13/cobra"
 	genericapiserver "k8s.io/apiserver/pkg/server"
 
-	"github.com/svcplane/svcplane/internal/apiserver"
+	"github.com/svcplane/svcplane/internal/plane"
 )
 
 func newUpCommand() *cobra.Command {
-	o := apiserver.NewOptions()
-	nodes, proxyMode := 1, "nftables"
+	o := plane.NewUpOptions()
 	cmd := &cobra.Command{
 		Use:   "up",
 		Short: "Run the whole Service plane on this machine on an embedded etcd",
@@ -23,34 +22,19 @@ local node, its service proxy (--proxy-mode).
 It writes an admin kubeconfig there and prints the line to use it.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := checkNodeCount(nodes, 0); err != nil {
-				return err
-			}
-			if len(o.EtcdServers) > 0 {
-				return fmt.Errorf("svcplane up always runs the embedded etcd; use `svcplane server --etcd-servers` for an external cluster")
-			}
 			ctx := genericapiserver.SetupSignalContext()
-			s, err := apiserver.New(ctx, o)
+			p, err := plane.New(ctx, o)
 			if err != nil {
 				return err
 			}
-			if err := addLocalNodes(s, nodes); err != nil {
-				return err
-			}
-			if err := addLocalProxy(s, nodes, proxyMode); err != nil {
-				return err
-			}
-			abs, err := filepath.Abs(s.Kubeconfig)
+			abs, err := filepath.Abs(p.Server.Kubeconfig)
 			if err != nil {
-				abs = s.Kubeconfig
+				abs = p.Server.Kubeconfig
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "svcplane is up on %s\nexport KUBECONFIG=%s\n", s.URL, abs)
-			return s.Run(ctx)
+			fmt.Fprintf(cmd.OutOrStdout(), "svcplane is up on %s\nexport KUBECONFIG=%s\n", p.Server.URL, abs)
+			return p.Run(ctx)
 		},
 	}
 	o.AddFlags(cmd.Flags())
-	cmd.Flags().Lookup("etcd-servers").Hidden = true
-	cmd.Flags().IntVar(&nodes, "nodes", nodes, "Local simulated nodes to run with the node credentials (0: none): --node-name, or <node-name>-<i> for several.")
-	addUpProxyFlags(cmd.Flags(), &proxyMode)
 	return cmd
 }

@@ -25,7 +25,6 @@ import (
 	"github.com/svcplane/svcplane/internal/bootstrap/periodic"
 	"github.com/svcplane/svcplane/internal/bootstrap/reconcilers"
 	"github.com/svcplane/svcplane/internal/bootstrap/systemnamespaces"
-	"github.com/svcplane/svcplane/internal/controller/manager"
 )
 
 // addBootstrapHooks registers what the server does once it serves: the
@@ -146,28 +145,4 @@ func (s *Server) endpointReconciler(o *Options, client kubernetes.Interface, opt
 		return nil, err
 	}
 	return reconcilers.NewLease(client, reconcilers.NewEtcdLeases(leases)), nil
-}
-
-// addControllers runs the --controllers under leader election once the
-// server serves; they do not hold up /readyz. rootCA is the bundle clients
-// verify the server with (root-ca-cert-publisher publishes it).
-func addControllers(g *genericapiserver.GenericAPIServer, o *Options, rootCA []byte) error {
-	controllers, err := manager.Select(o.Controllers)
-	if err != nil {
-		return fmt.Errorf("--controllers: %w", err)
-	}
-	conf, err := o.ControllerConfig()
-	if err != nil {
-		return err
-	}
-	conf.RootCA = rootCA
-	g.AddPostStartHookOrDie("start-controllers", func(hc genericapiserver.PostStartHookContext) error {
-		go func() {
-			if err := manager.Run(hc, hc.LoopbackClientConfig, conf, controllers, ""); err != nil {
-				klog.ErrorS(err, "Controllers stopped")
-			}
-		}()
-		return nil
-	})
-	return nil
 }

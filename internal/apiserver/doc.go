@@ -5,10 +5,27 @@
 // second time under the internal version so that the generic machinery treats
 // them as their own hub), the etcd storage factory with kube-apiserver's key
 // layout, authentication (client certificates, a static token file and the
-// loopback token), the bootstrap authorizer, OpenAPI wiring and the list of
-// served resources. Per-resource behaviour lives in internal/registry/...
+// loopback token), the bootstrap authorizer, OpenAPI wiring, the list of
+// served resources, the Service IP and port allocators, and the loops
+// kube-apiserver runs itself as post-start hooks: the system namespaces, the
+// default ServiceCIDR, the allocation repair loops and the `kubernetes`
+// Service with its endpoints. Per-resource behaviour lives in
+// internal/registry/...
+//
+// It starts no controller, node or proxy and imports none
+// (internal/boundaries_test.go): internal/plane composes those around it.
 //
 // Guarantees: the server only serves HTTPS; anonymous requests get 401; values
-// are stored in etcd as protobuf under /registry/...; New does no I/O beyond
-// opening the listener and creating the etcd client.
+// are stored in etcd as protobuf under /registry/...; /readyz is 200 only
+// after the system namespaces exist, the default ServiceCIDR exists
+// (IPAddress mode) and every repair loop has passed once.
+//
+// New does I/O: it validates the options, takes the data directory's lock,
+// starts the embedded etcd member (without --etcd-servers), loads or creates
+// the certificates under <data-dir>/pki, opens the secure listener and
+// writes the admin kubeconfig (<data-dir>/kubeconfig); it serves nothing
+// until Run. When New fails it releases the lock and stops the member; a
+// Server that will not Run is released with Close. Run serves until its
+// context ends, then runs the pre-shutdown hooks, drains requests, shuts
+// down the repair loops' event broadcaster and stops the member.
 package apiserver

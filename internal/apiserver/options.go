@@ -7,21 +7,18 @@ import (
 	"net/netip"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
-	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/svcplane/svcplane/internal/allocator/ipallocator"
 	"github.com/svcplane/svcplane/internal/allocator/portallocator"
 	"github.com/svcplane/svcplane/internal/bootstrap/reconcilers"
-	"github.com/svcplane/svcplane/internal/controller/manager"
-	"github.com/svcplane/svcplane/internal/controller/nodelifecycle"
 )
 
-// Options are the server's settings, shared by `svcplane server` and
-// `svcplane up`.
+// Options are the API server's settings, shared by `svcplane server` and
+// `svcplane up`. The controller manager's and the local nodes' settings
+// are internal/plane's.
 type Options struct {
 	DataDir               string
 	SecurePort            int
@@ -37,18 +34,6 @@ type Options struct {
 	// DataDirMinFreeMiB: with the embedded etcd, API writes are refused
 	// while the data dir's filesystem has less free (0: never).
 	DataDirMinFreeMiB int
-
-	Controllers            []string
-	ClusterCIDR            string
-	NodeCIDRMaskSizeIPv4   int
-	NodeCIDRMaskSizeIPv6   int
-	NodeMonitorPeriod      time.Duration
-	NodeMonitorGracePeriod time.Duration
-	NodeStartupGracePeriod time.Duration
-
-	// NodeName is the node whose credentials (user system:node:<name>,
-	// group system:nodes) are minted into <data-dir>/node-kubeconfig.
-	NodeName string
 
 	EndpointReconcilerType    string
 	APIServerCount            int
@@ -78,14 +63,6 @@ func NewOptions() *Options {
 		RepairInterval:        3 * time.Minute,
 		DataDirMinFreeMiB:     256,
 
-		Controllers:            []string{"*"},
-		ClusterCIDR:            "10.244.0.0/16",
-		NodeCIDRMaskSizeIPv4:   24,
-		NodeCIDRMaskSizeIPv6:   64,
-		NodeName:               DefaultNodeName(),
-		NodeMonitorPeriod:      5 * time.Second,
-		NodeMonitorGracePeriod: 40 * time.Second,
-		NodeStartupGracePeriod: time.Minute,
 		EndpointReconcilerType: reconcilers.TypeLease,
 		APIServerCount:         1,
 	}
@@ -104,14 +81,6 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.ServiceIPAllocator, "service-ip-allocator", o.ServiceIPAllocator, "How ClusterIPs are recorded: 'ipaddress' (an IPAddress object per IP, ranges from ServiceCIDR objects) or 'bitmap' (the legacy allocation map in etcd).")
 	fs.StringVar(&o.ServiceNodePortRange, "service-node-port-range", o.ServiceNodePortRange, "A port range to reserve for services with NodePort visibility, e.g. '30000-32767'. Inclusive at both ends of the range.")
 	fs.DurationVar(&o.RepairInterval, "repair-interval", o.RepairInterval, "How often the ClusterIP and NodePort repair loops check allocations against the Services.")
-	fs.StringSliceVar(&o.Controllers, "controllers", o.Controllers, "A list of controllers to enable. '*' enables all on-by-default controllers, 'foo' enables the controller named 'foo', '-foo' disables the controller named 'foo'. Controllers: namespace, serviceaccount, root-ca-cert-publisher, service-cidr, nodeipam, nodelifecycle, scheduler, replicaset, replicationcontroller, deployment, garbagecollector, endpoints, endpointslice-mirroring, endpointslice.")
-	fs.StringVar(&o.ClusterCIDR, "cluster-cidr", o.ClusterCIDR, "CIDR range (or two, comma separated, for dual-stack) for pods; Nodes get their pod CIDRs from it. Empty disables node IPAM.")
-	fs.IntVar(&o.NodeCIDRMaskSizeIPv4, "node-cidr-mask-size-ipv4", o.NodeCIDRMaskSizeIPv4, "Mask size for IPv4 node CIDRs in a cluster.")
-	fs.IntVar(&o.NodeCIDRMaskSizeIPv6, "node-cidr-mask-size-ipv6", o.NodeCIDRMaskSizeIPv6, "Mask size for IPv6 node CIDRs in a cluster.")
-	fs.StringVar(&o.NodeName, "node-name", o.NodeName, "Node name whose credentials (user system:node:<name> in group system:nodes) are written to <data-dir>/node-kubeconfig; up runs its local node under that name.")
-	fs.DurationVar(&o.NodeMonitorPeriod, "node-monitor-period", o.NodeMonitorPeriod, "The period for syncing NodeStatus in the node lifecycle controller.")
-	fs.DurationVar(&o.NodeMonitorGracePeriod, "node-monitor-grace-period", o.NodeMonitorGracePeriod, "Amount of time which we allow running Node to be unresponsive before marking it unhealthy (no Lease renewal or status heartbeat).")
-	fs.DurationVar(&o.NodeStartupGracePeriod, "node-startup-grace-period", o.NodeStartupGracePeriod, "Amount of time which we allow starting Node to be unresponsive before marking it unhealthy.")
 	fs.StringVar(&o.EndpointReconcilerType, "endpoint-reconciler-type", o.EndpointReconcilerType, "Use an endpoint reconciler (master-count, lease, none).")
 	fs.IntVar(&o.APIServerCount, "apiserver-count", o.APIServerCount, "The number of apiservers running in the cluster, must be a positive number. (In use when --endpoint-reconciler-type=master-count is enabled.)")
 	fs.IntVar(&o.KubernetesServiceNodePort, "kubernetes-service-node-port", o.KubernetesServiceNodePort, "If non-zero, the Kubernetes master service (which apiserver creates/maintains) will be of type NodePort, using this as the value of the port. If zero, the Kubernetes master service will be of type ClusterIP.")
@@ -155,15 +124,6 @@ func (o *Options) Validate() error {
 			errs = append(errs, fmt.Errorf("--kubernetes-service-node-port %d must be within --service-node-port-range %s", p, r))
 		}
 	}
-	if _, err := o.ControllerConfig(); err != nil {
-		errs = append(errs, err)
-	}
-	if _, err := manager.Select(o.Controllers); err != nil {
-		errs = append(errs, fmt.Errorf("--controllers: %w", err))
-	}
-	if o.NodeMonitorPeriod <= 0 || o.NodeMonitorGracePeriod <= 0 || o.NodeStartupGracePeriod <= 0 {
-		errs = append(errs, fmt.Errorf("--node-monitor-period, --node-monitor-grace-period and --node-startup-grace-period must be positive"))
-	}
 	if o.RepairInterval <= 0 {
 		errs = append(errs, fmt.Errorf("--repair-interval must be positive"))
 	}
@@ -171,9 +131,6 @@ func (o *Options) Validate() error {
 		if _, err := os.Stat(o.TokenAuthFile); err != nil {
 			errs = append(errs, fmt.Errorf("--token-auth-file: %w", err))
 		}
-	}
-	if msgs := validation.IsDNS1123Subdomain(o.NodeName); len(msgs) > 0 {
-		errs = append(errs, fmt.Errorf("--node-name %q: %s", o.NodeName, strings.Join(msgs, "; ")))
 	}
 	if o.DataDir == "" {
 		errs = append(errs, fmt.Errorf("--data-dir must not be empty"))
@@ -207,28 +164,6 @@ func ServiceCIDRs(s string) ([]netip.Prefix, error) {
 	return out, nil
 }
 
-// ControllerConfig returns the controllers' settings from the options.
-func (o *Options) ControllerConfig() (manager.Config, error) {
-	c := manager.Config{NodeCIDRMaskV4: o.NodeCIDRMaskSizeIPv4, NodeCIDRMaskV6: o.NodeCIDRMaskSizeIPv6,
-		NodeLifecycle: nodelifecycle.Config{MonitorPeriod: o.NodeMonitorPeriod,
-			GracePeriod: o.NodeMonitorGracePeriod, StartupGracePeriod: o.NodeStartupGracePeriod}}
-	for _, part := range splitComma(o.ClusterCIDR) {
-		p, err := netip.ParsePrefix(part)
-		if err != nil {
-			return c, fmt.Errorf("--cluster-cidr %q: %q is not a valid CIDR", o.ClusterCIDR, part)
-		}
-		mask := c.NodeCIDRMaskV4
-		if p.Addr().Is6() {
-			mask = c.NodeCIDRMaskV6
-		}
-		if mask < p.Bits() || mask-p.Bits() > 20 || mask > p.Addr().BitLen() {
-			return c, fmt.Errorf("--cluster-cidr %s cannot be split into /%d node CIDRs (mask at least /%d, at most 2^20 subnets)", p, mask, p.Bits())
-		}
-		c.ClusterCIDRs = append(c.ClusterCIDRs, p.Masked())
-	}
-	return c, nil
-}
-
 // validateRanges checks the service CIDRs fit the allocator: IPv6 up to /64
 // with IPAddress objects, IPv4 up to /12 and IPv6 up to /108 with a bitmap.
 func (o *Options) validateRanges() error {
@@ -250,19 +185,6 @@ func (o *Options) validateRanges() error {
 
 // PKIDir is where certificates live.
 func (o *Options) PKIDir() string { return filepath.Join(o.DataDir, "pki") }
-
-// NodeKubeconfigPath is where the node credentials are written.
-func (o *Options) NodeKubeconfigPath() string { return filepath.Join(o.DataDir, "node-kubeconfig") }
-
-// DefaultNodeName is the host's name, lower-cased, as the kubelet's
-// default node name.
-func DefaultNodeName() string {
-	h, err := os.Hostname()
-	if err != nil || h == "" {
-		return "localhost"
-	}
-	return strings.ToLower(h)
-}
 
 // KubeconfigPath is where the admin kubeconfig is written.
 func (o *Options) KubeconfigPath() string { return filepath.Join(o.DataDir, "kubeconfig") }

@@ -62,9 +62,11 @@ type Server struct {
 	EtcdEndpoints []string
 
 	generic *genericapiserver.GenericAPIServer
-	etcd    *etcd.Embedded
-	ca      *pki.CA
-	lock    *datadir.Lock
+	// stopEvents shuts down the repair loops' event broadcaster.
+	stopEvents func()
+	etcd       *etcd.Embedded
+	ca         *pki.CA
+	lock       *datadir.Lock
 }
 
 // New prepares a server: it starts the embedded etcd when no
@@ -93,7 +95,7 @@ func New(ctx context.Context, o *Options) (*Server, error) {
 	}
 	s.EtcdEndpoints = endpoints
 	if err := s.build(o, endpoints); err != nil {
-		s.closeEtcd()
+		s.Close()
 		return nil, err
 	}
 	return s, nil
@@ -152,7 +154,7 @@ func (s *Server) build(o *Options, endpoints []string) error {
 	if s.ServiceAllocators, loops, err = wireServices(o, byResource, config.RESTOptionsGetter, config.SharedInformerFactory, client); err != nil {
 		return err
 	}
-	s.ServiceRepairs = loops.passes
+	s.ServiceRepairs, s.stopEvents = loops.passes, loops.stopEvents
 	if err := generic.InstallLegacyAPIGroup(genericapiserver.DefaultLegacyAPIPrefix, core); err != nil {
 		return err
 	}
@@ -172,13 +174,6 @@ func (s *Server) build(o *Options, endpoints []string) error {
 		return err
 	}
 	if err := s.addKubernetesServiceHooks(generic, client, o, config.RESTOptionsGetter, port); err != nil {
-		return err
-	}
-	rootCA, err := os.ReadFile(s.ca.CertFile)
-	if err != nil {
-		return err
-	}
-	if err := addControllers(generic, o, rootCA); err != nil {
 		return err
 	}
 	return s.writeAdminKubeconfig()
@@ -335,10 +330,22 @@ func newAdmission(client kubernetes.Interface, f informers.SharedInformerFactory
 }
 
 // Run serves until ctx is cancelled, then shuts down gracefully (pre-shutdown
-// hooks run, in-flight requests finish) and stops the embedded etcd.
+// hooks run, in-flight requests finish) and Closes the server: the repair
+// loops' event broadcaster, the embedded etcd and the data dir lock.
 func (s *Server) Run(ctx context.Context) error {
-	defer s.closeEtcd()
+	defer s.Close()
 	return s.generic.PrepareRun().RunWithContext(ctx)
+}
+
+// Close releases what New took (the repair loops' event broadcaster, the
+// embedded etcd, the data dir lock) for a server that will not Run; Run
+// calls it when it returns. Calling it again does nothing.
+func (s *Server) Close() {
+	if s.stopEvents != nil {
+		s.stopEvents()
+		s.stopEvents = nil
+	}
+	s.closeEtcd()
 }
 
 // AddPostStartHook registers a hook that runs once the server serves.
@@ -363,30 +370,17 @@ func (s *Server) closeEtcd() {
 	s.lock.Release()
 }
 
+// writeAdminKubeconfig mints the admin's credentials (user
+// kubernetes-admin in group system:masters) into <data-dir>/kubeconfig.
+// Other identities' credentials (the node agent's) are minted by whoever
+// runs them, with CA.
 func (s *Server) writeAdminKubeconfig() error {
 	cert, key, err := s.ca.EnsureClient(s.Options.PKIDir(), "admin", "kubernetes-admin", []string{GroupMasters})
 	if err != nil {
 		return err
 	}
-	if err := kubeconfig.Write(s.Kubeconfig, kubeconfig.Config{
+	return kubeconfig.Write(s.Kubeconfig, kubeconfig.Config{
 		Server: s.URL, CAFile: s.ca.CertFile, User: "kubernetes-admin", CertFile: cert, KeyFile: key,
-	}); err != nil {
-		return err
-	}
-	return s.writeNodeKubeconfig()
-}
-
-// writeNodeKubeconfig mints the node agent's credentials: a client
-// certificate for user system:node:<--node-name> in group system:nodes,
-// as a kubelet's, in <data-dir>/node-kubeconfig.
-func (s *Server) writeNodeKubeconfig() error {
-	user := "system:node:" + s.Options.NodeName
-	cert, key, err := s.ca.EnsureClient(s.Options.PKIDir(), "node", user, []string{GroupNodes})
-	if err != nil {
-		return err
-	}
-	return kubeconfig.Write(s.Options.NodeKubeconfigPath(), kubeconfig.Config{
-		Server: s.URL, CAFile: s.ca.CertFile, User: user, CertFile: cert, KeyFile: key,
 	})
 }
 

@@ -25,7 +25,6 @@ import (
 	"github.com/svcplane/svcplane/internal/allocator/portallocator"
 	"github.com/svcplane/svcplane/internal/allocator/rangestore"
 	"github.com/svcplane/svcplane/internal/allocator/repair"
-	"github.com/svcplane/svcplane/internal/controller/servicecidr"
 	"github.com/svcplane/svcplane/internal/registry/core/service"
 	"github.com/svcplane/svcplane/internal/registry/resource"
 )
@@ -102,6 +101,8 @@ type Repairer interface {
 type repairLoops struct {
 	passes  []Repairer
 	orphans *repair.OrphanController
+	// stopEvents shuts down their event broadcaster.
+	stopEvents func()
 }
 
 // wireServices hooks the allocators into the services store and returns the
@@ -122,8 +123,8 @@ func wireServices(o *Options, byResource map[string]map[string]rest.Storage, opt
 
 // repairers builds a repair loop per ClusterIP family and one for NodePorts.
 func repairers(al *service.Allocators, stores map[string]rangestore.Interface, client kubernetes.Interface, f informers.SharedInformerFactory) repairLoops {
-	rec, _ := repair.NewRecorder(client, "service-repair-controller")
-	var out repairLoops
+	rec, stopEvents := repair.NewRecorder(client, "service-repair-controller")
+	out := repairLoops{stopEvents: stopEvents}
 	for _, fam := range []corev1.IPFamily{corev1.IPv4Protocol, corev1.IPv6Protocol} {
 		switch a := al.IPs[fam].(type) {
 		case *ipallocator.IPAddressAllocator:
@@ -228,6 +229,12 @@ func familyOfAddr(ip netip.Addr) corev1.IPFamily {
 	return corev1.IPv6Protocol
 }
 
+// ServiceCIDRFinalizer is the finalizer the ServiceCIDR controller puts on
+// the ServiceCIDRs it keeps (upstream's name); the allocators use only
+// ServiceCIDRs that carry it. The API server imports no controller, so the
+// name is spelled here too; a test in internal/plane checks both agree.
+const ServiceCIDRFinalizer = "networking.k8s.io/service-cidr-finalizer"
+
 // serviceCIDRView turns the ServiceCIDR objects into allocation ranges.
 type serviceCIDRView struct {
 	lister func() ([]*networkingv1.ServiceCIDR, error)
@@ -254,7 +261,7 @@ func (v *serviceCIDRView) ranges(configured *ipallocator.Range) []*ipallocator.R
 	for _, sc := range objs {
 		// Only ServiceCIDRs that carry the controller's finalizer: deleting
 		// one then waits until its IPs are gone.
-		if sc.DeletionTimestamp != nil || notReady(sc) || !slices.Contains(sc.Finalizers, servicecidr.Finalizer) {
+		if sc.DeletionTimestamp != nil || notReady(sc) || !slices.Contains(sc.Finalizers, ServiceCIDRFinalizer) {
 			continue
 		}
 		for _, c := range sc.Spec.CIDRs {

@@ -18,7 +18,10 @@ import (
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
+	"k8s.io/utils/clock"
 	"k8s.io/utils/ptr"
+
+	"github.com/svcplane/svcplane/internal/bootstrap/periodic"
 )
 
 // NodesConfig is `svcplane bench nodes`'s settings.
@@ -204,14 +207,7 @@ func nodeIsReady(n *corev1.Node) bool {
 
 // monitorBench samples RSS, /readyz and NotReady nodes every second.
 func monitorBench(ctx context.Context, run *benchRun, client kubernetes.Interface, nodes nodeLister, agentPid, serverPid int) {
-	t := time.NewTicker(time.Second)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
+	periodic.Run(ctx, clock.RealClock{}, time.Second, nil, "Sampling the bench", func(ctx context.Context) error {
 		a, _ := rssBytes(agentPid)
 		s, _ := rssBytes(serverPid)
 		rctx, cancel := context.WithTimeout(ctx, 5*time.Second)
@@ -233,7 +229,8 @@ func monitorBench(ctx context.Context, run *benchRun, client kubernetes.Interfac
 		}
 		run.maxNotReady, run.lastNotRdy = max(run.maxNotReady, notReady), notReady
 		run.mu.Unlock()
-	}
+		return nil
+	})
 }
 
 func benchPodSpec(readyDelay int) corev1.PodSpec {

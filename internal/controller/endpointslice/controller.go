@@ -47,13 +47,14 @@ type Controller struct {
 	tracker    *esutil.EndpointSliceTracker
 	topology   *topologycache.TopologyCache
 	queue      workqueue.TypedRateLimitingInterface[string]
+	// events records to the API while Run runs.
+	events record.EventBroadcaster
 }
 
 // New returns a controller fed by the given informers.
 func New(client kubernetes.Interface, services coreinformers.ServiceInformer, pods coreinformers.PodInformer,
 	slices discoveryinformers.EndpointSliceInformer, nodes coreinformers.NodeInformer) *Controller {
 	b := record.NewBroadcaster()
-	b.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: client.CoreV1().Events("")})
 	recorder := b.NewRecorder(scheme.Scheme, corev1.EventSource{Component: "endpoint-slice-controller"})
 	c := &Controller{
 		client: client, services: services.Lister(), pods: pods.Lister(), slices: slices.Lister(), nodes: nodes.Lister(),
@@ -62,6 +63,7 @@ func New(client kubernetes.Interface, services coreinformers.ServiceInformer, po
 		tracker:  esutil.NewEndpointSliceTracker(),
 		topology: topologycache.NewTopologyCache(),
 		queue:    worker.NewQueue[string]("endpoint_slice"),
+		events:   b,
 	}
 	// PreferSameZone and PreferSameNode are GA in the 1.36 API we serve.
 	c.reconciler = esreconciler.NewReconciler(client, c.nodes, MaxEndpointsPerSlice, c.tracker, c.topology, recorder, ControllerName,
@@ -195,8 +197,11 @@ func (c *Controller) deleteSlices(ctx context.Context, ns, name string) error {
 	return nil
 }
 
-// Run processes the queue with workers until ctx ends.
+// Run records events and processes the queue with workers until ctx ends,
+// then shuts its event broadcaster down.
 func (c *Controller) Run(ctx context.Context, workers int) {
+	c.events.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: c.client.CoreV1().Events("")})
+	defer c.events.Shutdown()
 	worker.Run(ctx, c.queue, workers, c.syncKey, c.synced...)
 }
 

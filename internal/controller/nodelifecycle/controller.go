@@ -22,6 +22,7 @@ import (
 	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
 
+	"github.com/svcplane/svcplane/internal/bootstrap/periodic"
 	"github.com/svcplane/svcplane/internal/controller/worker"
 )
 
@@ -70,17 +71,18 @@ type Controller struct {
 	synced   []cache.InformerSynced
 	queue    workqueue.TypedRateLimitingInterface[string]
 	recorder record.EventRecorder
-	clock    clock.PassiveClock
+	clock    clock.WithTicker
+	// events records to the API while Run runs.
+	events record.EventBroadcaster
 	// health is only touched by the monitor loop.
 	health map[string]*health
 }
 
 // New returns a controller fed by the given informers.
 func New(client kubernetes.Interface, nodes coreinformers.NodeInformer, leases coordinformers.LeaseInformer,
-	pods coreinformers.PodInformer, clk clock.PassiveClock, cfg Config) *Controller {
+	pods coreinformers.PodInformer, clk clock.WithTicker, cfg Config) *Controller {
 	cfg.Defaults()
 	b := record.NewBroadcaster()
-	b.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: client.CoreV1().Events("")})
 	_ = pods.Informer().AddIndexers(cache.Indexers{podNodeIndex: func(obj interface{}) ([]string, error) {
 		if p, ok := obj.(*corev1.Pod); ok && p.Spec.NodeName != "" {
 			return []string{p.Spec.NodeName}, nil
@@ -90,7 +92,7 @@ func New(client kubernetes.Interface, nodes coreinformers.NodeInformer, leases c
 	c := &Controller{cfg: cfg, client: client, nodes: nodes.Lister(), leases: leases.Lister(),
 		pods:   pods.Informer().GetIndexer(),
 		synced: []cache.InformerSynced{nodes.Informer().HasSynced, leases.Informer().HasSynced, pods.Informer().HasSynced},
-		queue:  worker.NewQueue[string]("nodelifecycle"), clock: clk, health: map[string]*health{},
+		queue:  worker.NewQueue[string]("nodelifecycle"), clock: clk, health: map[string]*health{}, events: b,
 		recorder: b.NewRecorder(scheme.Scheme, corev1.EventSource{Component: "node-controller"})}
 	enqueue := func(obj interface{}) {
 		if n, ok := obj.(*corev1.Node); ok {
@@ -131,25 +133,20 @@ func podReady(p *corev1.Pod) bool {
 	return false
 }
 
-// Run checks node health every MonitorPeriod and runs workers keeping
-// taints and pod readiness in step, until ctx ends.
+// Run checks node health at once and then every MonitorPeriod (on the
+// controller's clock) and runs workers keeping taints and pod readiness in
+// step, until ctx ends; then it shuts its event broadcaster down.
 func (c *Controller) Run(ctx context.Context, workers int) {
+	c.events.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: c.client.CoreV1().Events("")})
+	defer c.events.Shutdown()
 	go func() {
 		if !cache.WaitForNamedCacheSyncWithContext(ctx, c.synced...) {
 			return
 		}
-		t := time.NewTicker(c.cfg.MonitorPeriod)
-		defer t.Stop()
-		for {
-			if err := c.monitorNodeHealth(ctx); err != nil {
-				klog.ErrorS(err, "Monitoring node health")
-			}
-			select {
-			case <-ctx.Done():
-				return
-			case <-t.C:
-			}
+		if err := c.monitorNodeHealth(ctx); err != nil {
+			klog.ErrorS(err, "Monitoring node health")
 		}
+		periodic.Run(ctx, c.clock, c.cfg.MonitorPeriod, nil, "Monitoring node health", c.monitorNodeHealth)
 	}()
 	worker.Run(ctx, c.queue, workers, func(ctx context.Context, name string) (time.Duration, error) {
 		return 0, c.sync(ctx, name)

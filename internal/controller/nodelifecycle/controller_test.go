@@ -9,6 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes/fake"
 	clocktesting "k8s.io/utils/clock/testing"
@@ -224,5 +225,34 @@ func TestNotReadyTaints(t *testing.T) {
 	}
 	if _, changed := wantTaints(got, corev1.ConditionFalse, now); changed {
 		t.Fatal("unchanged taints reported as a change")
+	}
+}
+
+// TestRunMonitorsOnTheInjectedClock: Run's monitor loop ticks on the
+// controller's clock, so stepping a fake clock past the grace period marks
+// a silent node Unknown without waiting for real time.
+func TestRunMonitorsOnTheInjectedClock(t *testing.T) {
+	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	client := fake.NewClientset(readyNode(start), lease(start))
+	f := informers.NewSharedInformerFactory(client, 0)
+	clk := clocktesting.NewFakeClock(start)
+	c := New(client, f.Core().V1().Nodes(), f.Coordination().V1().Leases(), f.Core().V1().Pods(), clk, Config{})
+	runCtx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() { c.Run(runCtx, 1); close(done) }()
+	f.Start(runCtx.Done())
+	defer func() { cancel(); <-done }()
+	// The ticker exists once the first pass (at start) has recorded n1.
+	if err := wait.PollUntilContextTimeout(ctx, time.Millisecond, 10*time.Second, true, func(context.Context) (bool, error) {
+		return clk.HasWaiters(), nil
+	}); err != nil {
+		t.Fatal("no ticker on the injected clock")
+	}
+	clk.Step(41 * time.Second)
+	if err := wait.PollUntilContextTimeout(ctx, 10*time.Millisecond, 10*time.Second, true, func(context.Context) (bool, error) {
+		n, err := client.CoreV1().Nodes().Get(ctx, "n1", metav1.GetOptions{})
+		return err == nil && condition(n.Status.Conditions, corev1.NodeReady).Status == corev1.ConditionUnknown, nil
+	}); err != nil {
+		t.Fatal("n1 not Unknown after the fake clock passed the grace period")
 	}
 }

@@ -36,8 +36,10 @@ type Scheduler struct {
 	synced   []cache.InformerSynced
 	queue    workqueue.TypedRateLimitingInterface[string]
 	recorder record.EventRecorder
-	cache    *podCache
-	binds    chan struct{} // semaphore of BindConcurrency
+	// events records to the API while Run runs.
+	events record.EventBroadcaster
+	cache  *podCache
+	binds  chan struct{} // semaphore of BindConcurrency
 	// bind sends one binding; a field so tests can hold binds back.
 	bind func(ctx context.Context, b *corev1.Binding) error
 }
@@ -45,8 +47,7 @@ type Scheduler struct {
 // New returns a scheduler fed by the given informers.
 func New(client kubernetes.Interface, pods coreinformers.PodInformer, nodes coreinformers.NodeInformer) *Scheduler {
 	b := record.NewBroadcaster()
-	b.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: client.CoreV1().Events("")})
-	s := &Scheduler{client: client, pods: pods.Lister(), nodes: nodes.Lister(),
+	s := &Scheduler{client: client, pods: pods.Lister(), nodes: nodes.Lister(), events: b,
 		synced:   []cache.InformerSynced{pods.Informer().HasSynced, nodes.Informer().HasSynced},
 		recorder: b.NewRecorder(scheme.Scheme, corev1.EventSource{Component: Name}),
 		cache:    newPodCache(),
@@ -152,6 +153,8 @@ func (s *Scheduler) bindAssumed(ctx context.Context, pod *corev1.Pod, node strin
 // Run schedules until ctx ends: one worker decides placements (they depend
 // on each other); binds run concurrently.
 func (s *Scheduler) Run(ctx context.Context, workers int) {
+	s.events.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: s.client.CoreV1().Events("")})
+	defer s.events.Shutdown()
 	worker.Run(ctx, s.queue, 1, s.syncKey, s.synced...)
 }
 

@@ -36,6 +36,8 @@ type Agent struct {
 	podsSynced cache.InformerSynced
 	synced     []cache.InformerSynced
 	recorder   record.EventRecorder
+	// events records to the API while Run runs.
+	events record.EventBroadcaster
 
 	podQueue workqueue.TypedRateLimitingInterface[string]
 	hbQueue  workqueue.TypedRateLimitingInterface[string]
@@ -93,8 +95,7 @@ func New(cfg Config) (*Agent, error) {
 		workqueue.TypedRateLimitingQueueConfig[string]{Name: "node-agent-heartbeats", Clock: cfg.Clock})
 
 	b := record.NewBroadcaster()
-	b.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: cfg.HeartbeatClient.CoreV1().Events("")})
-	a.recorder = b.NewRecorder(scheme.Scheme, corev1.EventSource{Component: "kubelet"})
+	a.events, a.recorder = b, b.NewRecorder(scheme.Scheme, corev1.EventSource{Component: "kubelet"})
 
 	_, _ = podInf.AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc: a.podChanged,
@@ -185,9 +186,12 @@ func (a *Agent) adoptPods(node string) {
 	}
 }
 
-// Run registers the nodes and runs them until ctx ends.
+// Run registers the nodes and runs them until ctx ends, then shuts its
+// event broadcaster down.
 func (a *Agent) Run(ctx context.Context) error {
 	defer utilruntime.HandleCrash()
+	a.events.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: a.cfg.HeartbeatClient.CoreV1().Events("")})
+	defer a.events.Shutdown()
 	defer a.podQueue.ShutDown()
 	defer a.hbQueue.ShutDown()
 	a.informers.Start(ctx.Done())

@@ -10,6 +10,7 @@ import (
 	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
 
+	"github.com/svcplane/svcplane/internal/bootstrap/periodic"
 	"github.com/svcplane/svcplane/internal/proxy"
 	"github.com/svcplane/svcplane/internal/proxy/iptables/iptext"
 )
@@ -265,14 +266,8 @@ func Monitor(ctx context.Context, clk clock.WithTicker, interval time.Duration, 
 	if interval <= 0 {
 		interval = time.Minute
 	}
-	t := clk.NewTicker(interval)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C():
-			p.CheckCanary(ctx, resync)
-		}
-	}
+	periodic.Run(ctx, clk, interval, nil, "Canary check", func(ctx context.Context) error {
+		p.CheckCanary(ctx, resync)
+		return nil
+	})
 }

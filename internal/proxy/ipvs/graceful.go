@@ -9,6 +9,7 @@ import (
 
 	"k8s.io/klog/v2"
 
+	"github.com/svcplane/svcplane/internal/bootstrap/periodic"
 	"github.com/svcplane/svcplane/internal/proxy"
 )
 
@@ -172,19 +173,11 @@ func (p *Proxier) Run(ctx context.Context, _ func()) { p.RunGracefulTermination(
 // Config.GracefulTerminationInterval (on the Proxier's clock) until ctx
 // ends.
 func (p *Proxier) RunGracefulTermination(ctx context.Context) {
-	t := p.clock.NewTicker(p.cfg.GracefulTerminationInterval)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C():
-			if _, err := p.DrainTerminated(); err != nil {
-				klog.ErrorS(err, "Graceful termination check")
-			}
-			if p.afterDrain != nil {
-				p.afterDrain()
-			}
+	periodic.Run(ctx, p.clock, p.cfg.GracefulTerminationInterval, nil, "Graceful termination check", func(context.Context) error {
+		_, err := p.DrainTerminated()
+		if p.afterDrain != nil {
+			p.afterDrain()
 		}
-	}
+		return err
+	})
 }

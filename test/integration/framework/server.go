@@ -12,11 +12,16 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/svcplane/svcplane/internal/apiserver"
+	"github.com/svcplane/svcplane/internal/plane"
 )
 
-// Server is a running test server.
+// Server is a running test server: the API server with its controller
+// manager, composed as `svcplane server` composes it (internal/plane).
 type Server struct {
 	*apiserver.Server
+	// Options are the plane's options (the API server's, embedded, and the
+	// controllers'); they shadow the embedded Server's.
+	Options *Options
 	// Config is the admin client configuration (from the written kubeconfig).
 	Config *restclient.Config
 	Client kubernetes.Interface
@@ -26,8 +31,8 @@ type Server struct {
 	ownDir string
 }
 
-// Options are the server options a test may change.
-type Options = apiserver.Options
+// Options are the server and controller options a test may change.
+type Options = plane.Options
 
 // Start runs a server in dataDir (a temporary directory when empty) and
 // waits until /readyz answers 200. Call Stop when done.
@@ -43,13 +48,13 @@ func StartWith(dataDir string, adjust func(*Options)) (*Server, error) {
 		}
 		dataDir, ownDir = d, d
 	}
-	o := apiserver.NewOptions()
+	o := plane.NewServerOptions()
 	o.DataDir, o.SecurePort, o.BindAddress = dataDir, 0, "127.0.0.1"
 	if adjust != nil {
 		adjust(o)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	s, err := apiserver.New(ctx, o)
+	p, err := plane.New(ctx, o)
 	if err != nil {
 		cancel()
 		if ownDir != "" {
@@ -57,8 +62,9 @@ func StartWith(dataDir string, adjust func(*Options)) (*Server, error) {
 		}
 		return nil, err
 	}
-	ts := &Server{Server: s, stop: cancel, done: make(chan error, 1), ownDir: ownDir}
-	go func() { ts.done <- s.Run(ctx) }()
+	s := p.Server
+	ts := &Server{Server: s, Options: o, stop: cancel, done: make(chan error, 1), ownDir: ownDir}
+	go func() { ts.done <- p.Run(ctx) }()
 	if ts.Config, err = clientcmd.BuildConfigFromFlags("", s.Kubeconfig); err != nil {
 		ts.Stop()
 		return nil, err

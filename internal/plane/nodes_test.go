@@ -1,4 +1,4 @@
-package main
+package plane
 
 import (
 	"slices"
@@ -6,20 +6,20 @@ import (
 )
 
 func TestNodeNames(t *testing.T) {
-	o := newNodeOptions()
-	if got := o.names("host"); !slices.Equal(got, []string{"host"}) {
+	o := NewNodeOptions()
+	if got := o.Names("host"); !slices.Equal(got, []string{"host"}) {
 		t.Errorf("one node: %v", got)
 	}
-	o.nodeName = "mine"
-	if got := o.names("host"); !slices.Equal(got, []string{"mine"}) {
+	o.NodeName = "mine"
+	if got := o.Names("host"); !slices.Equal(got, []string{"mine"}) {
 		t.Errorf("--node-name: %v", got)
 	}
-	o.nodes, o.namePrefix = 3, "sim-"
-	if got := o.names("host"); !slices.Equal(got, []string{"sim-0", "sim-1", "sim-2"}) {
+	o.Nodes, o.NamePrefix = 3, "sim-"
+	if got := o.Names("host"); !slices.Equal(got, []string{"sim-0", "sim-1", "sim-2"}) {
 		t.Errorf("--name-prefix: %v", got)
 	}
-	o.namePrefix = ""
-	if got := o.names("host"); !slices.Equal(got, []string{"host-0", "host-1", "host-2"}) {
+	o.NamePrefix = ""
+	if got := o.Names("host"); !slices.Equal(got, []string{"host-0", "host-1", "host-2"}) {
 		t.Errorf("several, no prefix: %v", got)
 	}
 }
@@ -35,13 +35,19 @@ func TestNodeAddresses(t *testing.T) {
 }
 
 func TestNodeCountIsChecked(t *testing.T) {
-	if err := checkNodeCount(0, 1); err == nil || err.Error() != "--nodes 0: want 1 or more" {
+	o := NewNodeOptions()
+	o.Nodes = 0
+	if err := o.Validate(); err == nil || err.Error() != "--nodes 0: want 1 or more" {
 		t.Errorf("svcplane node --nodes 0: %v", err)
 	}
-	if err := checkNodeCount(-1, 0); err == nil {
+	up := NewUpOptions()
+	up.DataDir = t.TempDir()
+	up.Nodes = -1
+	if err := up.Validate(); err == nil {
 		t.Error("svcplane up --nodes -1 must be refused")
 	}
-	if err := checkNodeCount(0, 0); err != nil {
+	up.Nodes = 0
+	if err := up.Validate(); err != nil {
 		t.Errorf("svcplane up --nodes 0 runs no node: %v", err)
 	}
 }

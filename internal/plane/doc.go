@@ -1,0 +1,25 @@
+// Package plane composes what runs in one svcplane process: the place to
+// read "what does `svcplane server` (or `up`) run".
+//
+//	server = API server (internal/apiserver, with the loops kube-apiserver
+//	         runs itself: system namespaces, default ServiceCIDR, the
+//	         `kubernetes` Service, the allocation repair loops)
+//	       + controller manager (internal/controller/manager)
+//	up     = server on an embedded etcd
+//	       + --nodes local simulated nodes (internal/node/agent)
+//	       + the single local node's service proxy (internal/proxy/app)
+//
+// `svcplane node` runs the agent alone (RunNodes, NodeOptions).
+//
+// Guarantees: New validates every option before it starts anything (then
+// apiserver.New starts etcd and opens the listener) and releases what it
+// took when it fails. The controller manager, local nodes and proxy start
+// in post-start hooks that return at once, so they never hold up /readyz;
+// the controllers run on the server's loopback client config under Lease
+// leader election, the nodes with the node credentials New mints into
+// <data-dir>/node-kubeconfig, the proxy with the admin kubeconfig. All of
+// them stop when Run's context ends. A proxy that cannot program the
+// kernel logs why and leaves the rest running. The API server package
+// imports no controller; this one is where they meet (a test in
+// internal/boundaries_test.go keeps it so).
+package plane

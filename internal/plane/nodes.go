@@ -1,0 +1,169 @@
+package plane
+
+import (
+	"context"
+	"fmt"
+	"net/netip"
+	"time"
+
+	"github.com/spf13/pflag"
+	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+
+	"github.com/svcplane/svcplane/internal/node/agent"
+	"github.com/svcplane/svcplane/internal/version"
+)
+
+// NodeOptions are the node agent's settings: the flags of `svcplane node`;
+// up's local nodes use the defaults.
+type NodeOptions struct {
+	Runtime     string
+	Nodes       int
+	NamePrefix  string
+	NodeName    string
+	Zones       []string
+	NodeIPs     string
+	CPU, Memory string
+	MaxPods     int64
+	LeaseSecs   int
+	Report      time.Duration
+	Workers     int
+	QPS         float32
+	Burst       int
+	PprofAddr   string
+}
+
+// NewNodeOptions returns the agent's defaults.
+func NewNodeOptions() *NodeOptions {
+	return &NodeOptions{Runtime: "sim", Nodes: 1, Zones: []string{"zone-a", "zone-b", "zone-c"},
+		NodeIPs: "10.240.0.0/16", CPU: "4", Memory: "16Gi", MaxPods: 110, LeaseSecs: 40, Report: 5 * time.Minute,
+		Workers: 128, QPS: 1000, Burst: 2000}
+}
+
+// AddFlags registers the agent flags of `svcplane node`.
+func (o *NodeOptions) AddFlags(fs *pflag.FlagSet) {
+	fs.IntVar(&o.Nodes, "nodes", o.Nodes, "Number of simulated nodes this process runs.")
+	fs.StringVar(&o.NodeName, "node-name", "", "Name of the node when --nodes is 1 and no --name-prefix is given (default: the hostname).")
+	fs.StringVar(&o.Runtime, "runtime", o.Runtime, "Container runtime; 'sim' simulates pods (IPs from the node's pod CIDRs, no processes).")
+	fs.StringVar(&o.NamePrefix, "name-prefix", o.NamePrefix, "Nodes are named <prefix><i>, i = 0…N-1.")
+	fs.StringSliceVar(&o.Zones, "zones", o.Zones, "Zones spread round-robin over the nodes as topology.kubernetes.io/zone.")
+	fs.StringVar(&o.NodeIPs, "node-ips", o.NodeIPs, "CIDR from which node i gets address i+1 as its InternalIP.")
+	fs.StringVar(&o.CPU, "cpu", o.CPU, "Capacity and allocatable cpu of each node.")
+	fs.StringVar(&o.Memory, "memory", o.Memory, "Capacity and allocatable memory of each node.")
+	fs.Int64Var(&o.MaxPods, "max-pods", o.MaxPods, "Capacity and allocatable pods of each node.")
+	fs.IntVar(&o.LeaseSecs, "node-lease-duration-seconds", o.LeaseSecs, "Duration of the node Leases; they are renewed every quarter of it.")
+	fs.DurationVar(&o.Report, "node-status-report-frequency", o.Report, "How often an unchanged node status is posted anyway.")
+	fs.IntVar(&o.Workers, "workers", o.Workers, "Pod workers shared by all nodes.")
+	fs.Float32Var(&o.QPS, "kube-api-qps", o.QPS, "QPS of the pod client (heartbeats have their own).")
+	fs.IntVar(&o.Burst, "kube-api-burst", o.Burst, "Burst of the pod client.")
+	fs.StringVar(&o.PprofAddr, "profiling-address", "", "Serve net/http/pprof on this address (e.g. 127.0.0.1:6060); empty: off.")
+}
+
+// Names returns the node names: <prefix><i>, or the single node's name
+// (--node-name, else defaultName).
+func (o *NodeOptions) Names(defaultName string) []string {
+	if o.Nodes == 1 && o.NamePrefix == "" {
+		if o.NodeName != "" {
+			return []string{o.NodeName}
+		}
+		return []string{defaultName}
+	}
+	prefix := o.NamePrefix
+	if prefix == "" {
+		prefix = defaultName + "-"
+	}
+	out := make([]string, o.Nodes)
+	for i := range out {
+		out[i] = fmt.Sprintf("%s%d", prefix, i)
+	}
+	return out
+}
+
+// AgentConfig builds the agent's configuration for the named nodes from a
+// client config (the node credentials).
+func (o *NodeOptions) AgentConfig(cfg *rest.Config, names []string) (agent.Config, error) {
+	if o.Runtime != "sim" {
+		return agent.Config{}, fmt.Errorf("--runtime %q: only \"sim\" is implemented", o.Runtime)
+	}
+	cpu, err := resource.ParseQuantity(o.CPU)
+	if err != nil {
+		return agent.Config{}, fmt.Errorf("--cpu: %w", err)
+	}
+	mem, err := resource.ParseQuantity(o.Memory)
+	if err != nil {
+		return agent.Config{}, fmt.Errorf("--memory: %w", err)
+	}
+	ips, err := nodeAddresses(o.NodeIPs, len(names))
+	if err != nil {
+		return agent.Config{}, err
+	}
+	podClient, hbClient, err := o.clients(cfg, len(names))
+	if err != nil {
+		return agent.Config{}, err
+	}
+	return agent.Config{Client: podClient, HeartbeatClient: hbClient, Names: names, InternalIPs: ips,
+		Zones: o.Zones, CPU: cpu, Memory: mem, MaxPods: o.MaxPods,
+		LeaseDuration: time.Duration(o.LeaseSecs) * time.Second, NodeStatusReportFrequency: o.Report,
+		Workers: o.Workers, HeartbeatWorkers: max(4, min(32, len(names)/50)), Version: version.Get().GitVersion}, nil
+}
+
+// clients returns the pod client (protobuf, --kube-api-qps/burst) and the
+// heartbeat client (its own limiter, scaled to n nodes).
+func (o *NodeOptions) clients(cfg *rest.Config, n int) (pods, heartbeats kubernetes.Interface, err error) {
+	pc := rest.CopyConfig(cfg)
+	pc.ContentType = "application/vnd.kubernetes.protobuf"
+	pc.AcceptContentTypes = "application/vnd.kubernetes.protobuf,application/json"
+	pc.QPS, pc.Burst = o.QPS, o.Burst
+	pc.UserAgent = "svcplane-node-agent"
+	hb := rest.CopyConfig(pc)
+	hb.QPS, hb.Burst = float32(max(50, n/2)), max(100, n)
+	if pods, err = kubernetes.NewForConfig(pc); err != nil {
+		return nil, nil, err
+	}
+	heartbeats, err = kubernetes.NewForConfig(hb)
+	return pods, heartbeats, err
+}
+
+// nodeAddresses gives node i address i+1 of cidr.
+func nodeAddresses(cidr string, n int) ([]string, error) {
+	p, err := netip.ParsePrefix(cidr)
+	if err != nil {
+		return nil, fmt.Errorf("--node-ips: %w", err)
+	}
+	if bits := p.Addr().BitLen() - p.Bits(); bits < 63 && uint64(n) >= 1<<bits-1 {
+		return nil, fmt.Errorf("--node-ips %s is too small for %d nodes", p, n)
+	}
+	out := make([]string, n)
+	a := p.Masked().Addr()
+	for i := range out {
+		a = a.Next()
+		out[i] = a.String()
+	}
+	return out, nil
+}
+
+// Validate checks the options of `svcplane node`.
+func (o *NodeOptions) Validate() error {
+	if o.Nodes < 1 {
+		return fmt.Errorf("--nodes %d: want 1 or more", o.Nodes)
+	}
+	return nil
+}
+
+// RunNodes runs the agent for the nodes o names (defaultName: see Names)
+// with cfg's credentials until ctx ends: the `svcplane node` process.
+func RunNodes(ctx context.Context, o *NodeOptions, cfg *rest.Config, defaultName string) error {
+	if err := o.Validate(); err != nil {
+		return err
+	}
+	ac, err := o.AgentConfig(cfg, o.Names(defaultName))
+	if err != nil {
+		return err
+	}
+	a, err := agent.New(ac)
+	if err != nil {
+		return err
+	}
+	return a.Run(ctx)
+}

@@ -1,0 +1,159 @@
+package plane
+
+import (
+	"context"
+	"os"
+
+	genericapiserver "k8s.io/apiserver/pkg/server"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	"k8s.io/klog/v2"
+
+	"github.com/svcplane/svcplane/internal/apiserver"
+	"github.com/svcplane/svcplane/internal/controller/manager"
+	"github.com/svcplane/svcplane/internal/node/agent"
+	"github.com/svcplane/svcplane/internal/proxy/app"
+)
+
+// Plane is a configured, not yet running, svcplane process: the API
+// server (with its own loops), the controller manager and, under up, the
+// local nodes and their proxy.
+type Plane struct {
+	// Server is the API server; its post-start hooks start the rest.
+	Server  *apiserver.Server
+	Options *Options
+	// NodeKubeconfig is the path of the node credentials' kubeconfig.
+	NodeKubeconfig string
+}
+
+// New validates o, prepares the API server (apiserver.New: embedded etcd,
+// certificates, listener, admin kubeconfig), mints the node credentials
+// and registers, as post-start hooks that do not hold up /readyz, the
+// controller manager and (o.Nodes, o.ProxyMode) the local nodes and proxy.
+func New(ctx context.Context, o *Options) (*Plane, error) {
+	if err := o.Validate(); err != nil {
+		return nil, err
+	}
+	s, err := apiserver.New(ctx, o.Options)
+	if err != nil {
+		return nil, err
+	}
+	p := &Plane{Server: s, Options: o, NodeKubeconfig: o.NodeKubeconfigPath()}
+	if err := p.build(); err != nil {
+		s.Close()
+		return nil, err
+	}
+	return p, nil
+}
+
+func (p *Plane) build() error {
+	if err := p.writeNodeKubeconfig(); err != nil {
+		return err
+	}
+	if err := p.addControllers(); err != nil {
+		return err
+	}
+	if err := p.addLocalNodes(); err != nil {
+		return err
+	}
+	return p.addLocalProxy()
+}
+
+// Run serves until ctx is cancelled (apiserver.Server.Run); the hooks'
+// work stops with it.
+func (p *Plane) Run(ctx context.Context) error { return p.Server.Run(ctx) }
+
+// addControllers runs the --controllers in-process on the loopback client
+// config, under leader election, once the server serves; they do not hold
+// up /readyz.
+func (p *Plane) addControllers() error {
+	controllers, err := manager.Select(p.Options.Controllers)
+	if err != nil {
+		return err
+	}
+	conf, err := p.Options.ControllerOptions.Config()
+	if err != nil {
+		return err
+	}
+	// root-ca-cert-publisher publishes the bundle clients verify the
+	// server with.
+	if conf.RootCA, err = os.ReadFile(p.Server.CA().CertFile); err != nil {
+		return err
+	}
+	return p.Server.AddPostStartHook("start-controllers", func(hc genericapiserver.PostStartHookContext) error {
+		go func() {
+			if err := manager.Run(hc, hc.LoopbackClientConfig, conf, controllers, ""); err != nil {
+				klog.ErrorS(err, "Controllers stopped")
+			}
+		}()
+		return nil
+	})
+}
+
+// addLocalNodes runs o.Nodes local simulated nodes (the first is
+// --node-name; a single one has the advertise address as its InternalIP)
+// with the node credentials once the server serves.
+func (p *Plane) addLocalNodes() error {
+	n, name := p.Options.Nodes, p.Options.NodeName
+	if n <= 0 {
+		return nil
+	}
+	no := NewNodeOptions()
+	no.Nodes, no.NodeName = n, name
+	if n > 1 {
+		no.NamePrefix = name + "-"
+	}
+	cfg, err := clientcmd.BuildConfigFromFlags("", p.NodeKubeconfig)
+	if err != nil {
+		return err
+	}
+	ac, err := no.AgentConfig(cfg, no.Names(name))
+	if err != nil {
+		return err
+	}
+	if n == 1 {
+		ac.InternalIPs = []string{p.Server.AdvertiseAddress.String()}
+	}
+	a, err := agent.New(ac)
+	if err != nil {
+		return err
+	}
+	return p.Server.AddPostStartHook("start-node-agent", func(hc genericapiserver.PostStartHookContext) error {
+		go func() {
+			if err := a.Run(hc); err != nil {
+				klog.ErrorS(err, "Node agent stopped")
+			}
+		}()
+		return nil
+	})
+}
+
+// addLocalProxy runs the service proxy of the single local node in this
+// process once the server serves, with the admin credentials (it is the
+// same process). A proxy that cannot program the kernel (not root, no
+// nftables) is logged and leaves the rest running.
+func (p *Plane) addLocalProxy() error {
+	if p.Options.ProxyMode == ProxyNone {
+		return nil
+	}
+	if p.Options.Nodes != 1 {
+		klog.InfoS("Not starting the service proxy: it serves one local node", "nodes", p.Options.Nodes)
+		return nil
+	}
+	pc := app.Defaults()
+	pc.Mode, pc.HostnameOverride, pc.ClusterCIDR = p.Options.ProxyMode, p.Options.NodeName, p.Options.ClusterCIDR
+	cfg, err := clientcmd.BuildConfigFromFlags("", p.Server.Kubeconfig)
+	if err != nil {
+		return err
+	}
+	return p.Server.AddPostStartHook("start-service-proxy", func(hc genericapiserver.PostStartHookContext) error {
+		go runProxy(hc, pc, cfg)
+		return nil
+	})
+}
+
+func runProxy(ctx context.Context, pc app.Config, cfg *rest.Config) {
+	if err := app.RunForConfig(ctx, pc, cfg); err != nil {
+		klog.ErrorS(err, "Service proxy stopped; the rest of svcplane up runs on (the proxy needs root and nftables)")
+	}
+}
