@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"flag"
 	"fmt"
 	"os"
 	"os/exec"
@@ -17,6 +18,7 @@ import (
 	"time"
 
 	"github.com/svcplane/svcplane/internal/proxy/proxytest/netlab"
+	"github.com/svcplane/svcplane/internal/testutil"
 )
 
 // bin is the svcplane binary built once for the package.
@@ -28,8 +30,14 @@ func TestMain(m *testing.M) {
 	netlab.Main(func() int { return buildAndRun(m) }, nil)
 }
 
-// buildAndRun builds the binary once, runs the tests and removes it.
+// buildAndRun builds the binary once, runs the tests and removes it. Under
+// -short it builds nothing and every test skips (requireRoot).
 func buildAndRun(m *testing.M) int {
+	flag.Parse()
+	if testing.Short() {
+		fmt.Println("test/e2e: -short: no binary built; every test skips")
+		return m.Run()
+	}
 	dir, err := os.MkdirTemp("", "svcplane-e2e-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -47,9 +55,11 @@ func buildAndRun(m *testing.M) int {
 	return m.Run()
 }
 
-// requireRoot skips a test that needs root when not root; CI runs as root.
+// requireRoot skips a test under -short, and one that needs root when not
+// root; CI runs as root.
 func requireRoot(t *testing.T) {
 	t.Helper()
+	testutil.SkipShort(t, "e2e test: needs root, network namespaces and the built binary")
 	if os.Geteuid() != 0 {
 		t.Skip("needs root for network namespaces")
 	}
@@ -171,16 +181,11 @@ func tail(s string) string {
 	return strings.Join(lines, "\n")
 }
 
-// waitFor polls cond every 100 ms until it holds, failing after limit; it
-// returns how long it took.
+// waitFor polls cond until it holds (testutil.Eventually), failing after
+// limit; it returns how long it took.
 func waitFor(t *testing.T, what string, limit time.Duration, cond func() bool) time.Duration {
 	t.Helper()
 	start := time.Now()
-	for !cond() {
-		if time.Since(start) > limit {
-			t.Fatalf("timed out after %v waiting for %s", limit, what)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	testutil.Eventually(t, limit, what, cond)
 	return time.Since(start)
 }

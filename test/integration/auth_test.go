@@ -16,6 +16,7 @@ import (
 )
 
 func TestAuthentication(t *testing.T) {
+	skipShort(t)
 	dir := t.TempDir()
 	tokens := filepath.Join(dir, "tokens.csv")
 	if err := os.WriteFile(tokens, []byte("proxytoken,system:kube-proxy,uid1,\"system:node-proxier\"\nnobodytoken,nobody,uid2\n"), 0o600); err != nil {

@@ -18,16 +18,17 @@ import (
 var ctx = context.Background()
 
 func TestCRUDConfigMap(t *testing.T) {
+	skipShort(t)
 	c := server.Client
 	ns := newNamespace(t, c)
 	cms := c.CoreV1().ConfigMaps(ns)
-	cm := must(cms.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "a"}, Data: map[string]string{"k": "v"}}, metav1.CreateOptions{}))
+	cm := get(cms.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "a"}, Data: map[string]string{"k": "v"}}, metav1.CreateOptions{}))(t)
 	if cm.UID == "" || cm.ResourceVersion == "" || cm.CreationTimestamp.IsZero() {
 		t.Fatalf("server did not fill metadata: %+v", cm.ObjectMeta)
 	}
 	cm.Data["k"] = "v2"
-	cm = must(cms.Update(ctx, cm, metav1.UpdateOptions{}))
-	got := must(cms.Get(ctx, "a", metav1.GetOptions{}))
+	cm = get(cms.Update(ctx, cm, metav1.UpdateOptions{}))(t)
+	got := get(cms.Get(ctx, "a", metav1.GetOptions{}))(t)
 	if got.Data["k"] != "v2" {
 		t.Fatalf("update lost: %v", got.Data)
 	}
@@ -43,6 +44,7 @@ func TestCRUDConfigMap(t *testing.T) {
 }
 
 func TestSelectors(t *testing.T) {
+	skipShort(t)
 	c := server.Client
 	ns := newNamespace(t, c)
 	for i, node := range []string{"n1", "n2", "n1"} {
@@ -50,17 +52,17 @@ func TestSelectors(t *testing.T) {
 			ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("p%d", i), Labels: map[string]string{"idx": fmt.Sprint(i), "app": "x"}},
 			Spec:       corev1.PodSpec{NodeName: node, Containers: []corev1.Container{{Name: "c", Image: "busybox"}}},
 		}
-		must(c.CoreV1().Pods(ns).Create(ctx, p, metav1.CreateOptions{}))
+		get(c.CoreV1().Pods(ns).Create(ctx, p, metav1.CreateOptions{}))(t)
 	}
-	list := must(c.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{FieldSelector: "spec.nodeName=n1"}))
+	list := get(c.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{FieldSelector: "spec.nodeName=n1"}))(t)
 	if len(list.Items) != 2 {
 		t.Fatalf("spec.nodeName=n1: got %d pods", len(list.Items))
 	}
-	list = must(c.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{FieldSelector: "status.phase=Pending", LabelSelector: "idx in (0,1)"}))
+	list = get(c.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{FieldSelector: "status.phase=Pending", LabelSelector: "idx in (0,1)"}))(t)
 	if len(list.Items) != 2 {
 		t.Fatalf("phase+label selector: got %d pods", len(list.Items))
 	}
-	list = must(c.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{FieldSelector: "metadata.name=p2"}))
+	list = get(c.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{FieldSelector: "metadata.name=p2"}))(t)
 	if len(list.Items) != 1 || list.Items[0].Name != "p2" {
 		t.Fatalf("metadata.name=p2: got %v", list.Items)
 	}
@@ -69,14 +71,15 @@ func TestSelectors(t *testing.T) {
 		t.Fatalf("unsupported field label: got %v", err)
 	}
 	ev := &corev1.Event{ObjectMeta: metav1.ObjectMeta{Name: "e1"}, InvolvedObject: corev1.ObjectReference{Kind: "Pod", Name: "p1", Namespace: ns}, Reason: "Tested"}
-	must(c.CoreV1().Events(ns).Create(ctx, ev, metav1.CreateOptions{}))
-	evs := must(c.CoreV1().Events(ns).List(ctx, metav1.ListOptions{FieldSelector: "involvedObject.name=p1,involvedObject.kind=Pod"}))
+	get(c.CoreV1().Events(ns).Create(ctx, ev, metav1.CreateOptions{}))(t)
+	evs := get(c.CoreV1().Events(ns).List(ctx, metav1.ListOptions{FieldSelector: "involvedObject.name=p1,involvedObject.kind=Pod"}))(t)
 	if len(evs.Items) != 1 {
 		t.Fatalf("events by involvedObject: got %d", len(evs.Items))
 	}
 }
 
 func TestPagination(t *testing.T) {
+	skipShort(t)
 	c := server.Client
 	ns := newNamespace(t, c)
 	// root-ca-cert-publisher adds kube-root-ca.crt to every namespace:
@@ -86,13 +89,13 @@ func TestPagination(t *testing.T) {
 		return err == nil
 	})
 	for i := 0; i < 5; i++ {
-		must(c.CoreV1().ConfigMaps(ns).Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("cm%d", i)}}, metav1.CreateOptions{}))
+		get(c.CoreV1().ConfigMaps(ns).Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("cm%d", i)}}, metav1.CreateOptions{}))(t)
 	}
 	var names []string
 	opts := metav1.ListOptions{Limit: 2}
 	pages := 0
 	for {
-		l := must(c.CoreV1().ConfigMaps(ns).List(ctx, opts))
+		l := get(c.CoreV1().ConfigMaps(ns).List(ctx, opts))(t)
 		pages++
 		for _, cm := range l.Items {
 			names = append(names, cm.Name)
@@ -111,15 +114,16 @@ func TestPagination(t *testing.T) {
 }
 
 func TestWatchFromResourceVersion(t *testing.T) {
+	skipShort(t)
 	c := server.Client
 	ns := newNamespace(t, c)
-	cm := must(c.CoreV1().ConfigMaps(ns).Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "w"}}, metav1.CreateOptions{}))
+	cm := get(c.CoreV1().ConfigMaps(ns).Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "w"}}, metav1.CreateOptions{}))(t)
 	cm.Data = map[string]string{"a": "1"}
-	must(c.CoreV1().ConfigMaps(ns).Update(ctx, cm, metav1.UpdateOptions{}))
+	get(c.CoreV1().ConfigMaps(ns).Update(ctx, cm, metav1.UpdateOptions{}))(t)
 	// Watching from the creation's resourceVersion replays the update (only
 	// "w": root-ca-cert-publisher adds kube-root-ca.crt at some point).
-	w := must(c.CoreV1().ConfigMaps(ns).Watch(ctx, metav1.ListOptions{ResourceVersion: cm.ResourceVersion,
-		FieldSelector: "metadata.name=w"}))
+	w := get(c.CoreV1().ConfigMaps(ns).Watch(ctx, metav1.ListOptions{ResourceVersion: cm.ResourceVersion,
+		FieldSelector: "metadata.name=w"}))(t)
 	defer w.Stop()
 	noErr(t, c.CoreV1().ConfigMaps(ns).Delete(ctx, "w", metav1.DeleteOptions{}))
 	var got []watch.EventType
@@ -138,13 +142,14 @@ func TestWatchFromResourceVersion(t *testing.T) {
 }
 
 func TestConflictPreconditionsAndDryRun(t *testing.T) {
+	skipShort(t)
 	c := server.Client
 	ns := newNamespace(t, c)
 	cms := c.CoreV1().ConfigMaps(ns)
-	cm := must(cms.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "c"}}, metav1.CreateOptions{}))
+	cm := get(cms.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "c"}}, metav1.CreateOptions{}))(t)
 	stale := cm.DeepCopy()
 	cm.Data = map[string]string{"a": "1"}
-	must(cms.Update(ctx, cm, metav1.UpdateOptions{}))
+	get(cms.Update(ctx, cm, metav1.UpdateOptions{}))(t)
 	stale.Data = map[string]string{"a": "2"}
 	_, err := cms.Update(ctx, stale, metav1.UpdateOptions{})
 	if !apierrors.IsConflict(err) || !strings.Contains(err.Error(), "the object has been modified") {
@@ -165,27 +170,29 @@ func TestConflictPreconditionsAndDryRun(t *testing.T) {
 	if err := cms.Delete(ctx, "c", metav1.DeleteOptions{DryRun: []string{metav1.DryRunAll}}); err != nil {
 		t.Fatal(err)
 	}
-	must(cms.Get(ctx, "c", metav1.GetOptions{}))
+	get(cms.Get(ctx, "c", metav1.GetOptions{}))(t)
 }
 
 func TestFinalizersBlockDeletion(t *testing.T) {
+	skipShort(t)
 	c := server.Client
 	ns := newNamespace(t, c)
 	cms := c.CoreV1().ConfigMaps(ns)
-	must(cms.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "f", Finalizers: []string{"example.com/hold"}}}, metav1.CreateOptions{}))
+	get(cms.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "f", Finalizers: []string{"example.com/hold"}}}, metav1.CreateOptions{}))(t)
 	noErr(t, cms.Delete(ctx, "f", metav1.DeleteOptions{}))
-	cm := must(cms.Get(ctx, "f", metav1.GetOptions{}))
+	cm := get(cms.Get(ctx, "f", metav1.GetOptions{}))(t)
 	if cm.DeletionTimestamp == nil {
 		t.Fatal("no deletionTimestamp while a finalizer holds the object")
 	}
 	cm.Finalizers = nil
-	must(cms.Update(ctx, cm, metav1.UpdateOptions{}))
+	get(cms.Update(ctx, cm, metav1.UpdateOptions{}))(t)
 	if _, err := cms.Get(ctx, "f", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
 		t.Fatalf("object still there after its last finalizer was removed: %v", err)
 	}
 }
 
 func TestValidationErrorsNameFieldPaths(t *testing.T) {
+	skipShort(t)
 	c := server.Client
 	ns := newNamespace(t, c)
 	svc := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: "bad"}, Spec: corev1.ServiceSpec{

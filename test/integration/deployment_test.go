@@ -32,21 +32,22 @@ func markPodsReady(c kubernetes.Interface, ns string) {
 // pod-template-hash and becomes Available; a new image rolls to a second
 // ReplicaSet (revision 2) and the first is scaled to 0.
 func TestDeploymentRollout(t *testing.T) {
+	skipShort(t)
 	c := server.Client
 	ns := newNamespace(t, c)
 	labels := map[string]string{"app": "web"}
-	d := must(c.AppsV1().Deployments(ns).Create(ctx, &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: "web"},
+	d := get(c.AppsV1().Deployments(ns).Create(ctx, &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: "web"},
 		Spec: appsv1.DeploymentSpec{Replicas: int32p(3), Selector: &metav1.LabelSelector{MatchLabels: labels},
 			Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: labels},
-				Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "nginx:1"}}}}}}, metav1.CreateOptions{}))
+				Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "nginx:1"}}}}}}, metav1.CreateOptions{}))(t)
 	complete := func() bool {
 		markPodsReady(c, ns)
-		cur := must(c.AppsV1().Deployments(ns).Get(ctx, "web", metav1.GetOptions{}))
+		cur := get(c.AppsV1().Deployments(ns).Get(ctx, "web", metav1.GetOptions{}))(t)
 		return cur.Status.ObservedGeneration == cur.Generation && cur.Status.UpdatedReplicas == 3 &&
 			cur.Status.AvailableReplicas == 3 && cur.Status.Replicas == 3
 	}
 	eventually(t, "the first rollout", complete)
-	sets := must(c.AppsV1().ReplicaSets(ns).List(ctx, metav1.ListOptions{})).Items
+	sets := get(c.AppsV1().ReplicaSets(ns).List(ctx, metav1.ListOptions{}))(t).Items
 	if len(sets) != 1 || sets[0].Annotations["deployment.kubernetes.io/revision"] != "1" ||
 		sets[0].Name != "web-"+sets[0].Labels["pod-template-hash"] || metav1.GetControllerOf(&sets[0]).UID != d.UID {
 		t.Fatalf("first ReplicaSet: %+v", sets)
@@ -61,7 +62,7 @@ func TestDeploymentRollout(t *testing.T) {
 		if !complete() {
 			return false
 		}
-		for _, rs := range must(c.AppsV1().ReplicaSets(ns).List(ctx, metav1.ListOptions{})).Items {
+		for _, rs := range get(c.AppsV1().ReplicaSets(ns).List(ctx, metav1.ListOptions{}))(t).Items {
 			want := int32(0)
 			if rs.Spec.Template.Spec.Containers[0].Image == "nginx:2" {
 				want = 3
@@ -72,7 +73,7 @@ func TestDeploymentRollout(t *testing.T) {
 		}
 		return true
 	})
-	for _, rs := range must(c.AppsV1().ReplicaSets(ns).List(ctx, metav1.ListOptions{})).Items {
+	for _, rs := range get(c.AppsV1().ReplicaSets(ns).List(ctx, metav1.ListOptions{}))(t).Items {
 		if rs.Spec.Template.Spec.Containers[0].Image == "nginx:2" && rs.Annotations["deployment.kubernetes.io/revision"] != "2" {
 			t.Fatalf("new ReplicaSet revision %q", rs.Annotations["deployment.kubernetes.io/revision"])
 		}

@@ -11,6 +11,10 @@
 // with the node agent on the node credentials).
 //
 // Each test server has its own temporary data dir and a free port; most
-// tests share one server started by TestMain. Under `go test -short` the
-// package runs nothing.
+// tests share one server started by TestMain.
+//
+// Under `go test -short` no server starts and every test reports SKIP with
+// the reason (skipShort). A failed call fails its test (get(...)(t),
+// noErr), never panics the package, so the shared server is always
+// stopped; waits go through eventually (internal/testutil).
 package integration

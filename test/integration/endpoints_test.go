@@ -11,17 +11,18 @@ import (
 )
 
 func TestMetricsAndHealthEndpoints(t *testing.T) {
+	skipShort(t)
 	rc := server.Client.Discovery().RESTClient()
-	metrics := string(must(rc.Get().AbsPath("/metrics").DoRaw(ctx)))
+	metrics := string(get(rc.Get().AbsPath("/metrics").DoRaw(ctx))(t))
 	if !strings.Contains(metrics, "apiserver_request_total") {
 		t.Fatal("/metrics lacks apiserver_request_total")
 	}
 	for _, p := range []string{"/healthz", "/livez", "/readyz"} {
-		if body := string(must(rc.Get().AbsPath(p).DoRaw(ctx))); body != "ok" {
+		if body := string(get(rc.Get().AbsPath(p).DoRaw(ctx))(t)); body != "ok" {
 			t.Fatalf("%s: %q", p, body)
 		}
 	}
-	v := must(server.Client.Discovery().ServerVersion())
+	v := get(server.Client.Discovery().ServerVersion())(t)
 	if v.Major != "1" || !strings.HasPrefix(v.GitVersion, "v1.") {
 		t.Fatalf("/version: %+v", v)
 	}
@@ -31,20 +32,21 @@ func TestMetricsAndHealthEndpoints(t *testing.T) {
 // the existing objects arrive as ADDED events, then a bookmark marks the end
 // of the initial state.
 func TestWatchListSendsInitialEvents(t *testing.T) {
+	skipShort(t)
 	c := server.Client
 	ns := newNamespace(t, c)
 	for _, n := range []string{"a", "b"} {
-		must(c.CoreV1().ConfigMaps(ns).Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: n,
-			Labels: map[string]string{"watchlist": "test"}}}, metav1.CreateOptions{}))
+		get(c.CoreV1().ConfigMaps(ns).Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: n,
+			Labels: map[string]string{"watchlist": "test"}}}, metav1.CreateOptions{}))(t)
 	}
 	yes := true
 	// The label leaves out kube-root-ca.crt, which root-ca-cert-publisher
 	// adds to the namespace at some point.
-	w := must(c.CoreV1().ConfigMaps(ns).Watch(ctx, metav1.ListOptions{
+	w := get(c.CoreV1().ConfigMaps(ns).Watch(ctx, metav1.ListOptions{
 		LabelSelector:     "watchlist=test",
 		SendInitialEvents: &yes, AllowWatchBookmarks: true,
 		ResourceVersionMatch: metav1.ResourceVersionMatchNotOlderThan,
-	}))
+	}))(t)
 	defer w.Stop()
 	added := 0
 	timeout := time.After(15 * time.Second)

@@ -15,20 +15,21 @@ import (
 // and readiness (as a node agent would), show up in its EndpointSlice with
 // upstream's labels, owner and conditions; deleting the Service removes it.
 func TestEndpointSliceController(t *testing.T) {
+	skipShort(t)
 	c := server.Client
 	ns := newNamespace(t, c)
 	// Pods on a node that does not exist are skipped, as upstream.
 	if _, err := c.CoreV1().Nodes().Get(ctx, "n1", metav1.GetOptions{}); err != nil {
-		must(c.CoreV1().Nodes().Create(ctx, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n1",
-			Labels: map[string]string{corev1.LabelTopologyZone: "z1"}}}, metav1.CreateOptions{}))
+		get(c.CoreV1().Nodes().Create(ctx, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n1",
+			Labels: map[string]string{corev1.LabelTopologyZone: "z1"}}}, metav1.CreateOptions{}))(t)
 	}
-	svc := must(c.CoreV1().Services(ns).Create(ctx, &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: "web"},
+	svc := get(c.CoreV1().Services(ns).Create(ctx, &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: "web"},
 		Spec: corev1.ServiceSpec{Selector: map[string]string{"app": "web"},
-			Ports: []corev1.ServicePort{{Name: "http", Port: 80}}}}, metav1.CreateOptions{}))
+			Ports: []corev1.ServicePort{{Name: "http", Port: 80}}}}, metav1.CreateOptions{}))(t)
 	for i, ready := range []bool{true, false} {
-		pod := must(c.CoreV1().Pods(ns).Create(ctx, &corev1.Pod{
+		pod := get(c.CoreV1().Pods(ns).Create(ctx, &corev1.Pod{
 			ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("web-%d", i), Labels: map[string]string{"app": "web"}},
-			Spec:       corev1.PodSpec{NodeName: "n1", Containers: []corev1.Container{{Name: "c", Image: "nginx"}}}}, metav1.CreateOptions{}))
+			Spec:       corev1.PodSpec{NodeName: "n1", Containers: []corev1.Container{{Name: "c", Image: "nginx"}}}}, metav1.CreateOptions{}))(t)
 		status := corev1.ConditionFalse
 		if ready {
 			status = corev1.ConditionTrue
@@ -36,12 +37,12 @@ func TestEndpointSliceController(t *testing.T) {
 		pod.Status = corev1.PodStatus{Phase: corev1.PodRunning, PodIP: fmt.Sprintf("10.244.0.%d", 10+i),
 			PodIPs:     []corev1.PodIP{{IP: fmt.Sprintf("10.244.0.%d", 10+i)}},
 			Conditions: []corev1.PodCondition{{Type: corev1.PodReady, Status: status}}}
-		must(c.CoreV1().Pods(ns).UpdateStatus(ctx, pod, metav1.UpdateOptions{}))
+		get(c.CoreV1().Pods(ns).UpdateStatus(ctx, pod, metav1.UpdateOptions{}))(t)
 	}
 	sel := metav1.ListOptions{LabelSelector: discoveryv1.LabelServiceName + "=web"}
 	var slice discoveryv1.EndpointSlice
 	eventually(t, "an EndpointSlice with both pods", func() bool {
-		list := must(c.DiscoveryV1().EndpointSlices(ns).List(ctx, sel))
+		list := get(c.DiscoveryV1().EndpointSlices(ns).List(ctx, sel))(t)
 		if len(list.Items) != 1 || len(list.Items[0].Endpoints) != 2 {
 			return false
 		}
@@ -73,20 +74,21 @@ func TestEndpointSliceController(t *testing.T) {
 	noErr(t, c.CoreV1().Services(ns).Delete(ctx, "web", metav1.DeleteOptions{}))
 	eventually(t, "the EndpointSlice and Endpoints to go with their Service", func() bool {
 		_, err := c.CoreV1().Endpoints(ns).Get(ctx, "web", metav1.GetOptions{})
-		return len(must(c.DiscoveryV1().EndpointSlices(ns).List(ctx, sel)).Items) == 0 && err != nil
+		return len(get(c.DiscoveryV1().EndpointSlices(ns).List(ctx, sel))(t).Items) == 0 && err != nil
 	})
 }
 
 // TestNodeIPAM: new Nodes get distinct /24s of --cluster-cidr.
 func TestNodeIPAM(t *testing.T) {
+	skipShort(t)
 	c := server.Client
 	got := map[string]string{}
 	for _, n := range []string{"ipam-1", "ipam-2"} {
-		must(c.CoreV1().Nodes().Create(ctx, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: n}}, metav1.CreateOptions{}))
+		get(c.CoreV1().Nodes().Create(ctx, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: n}}, metav1.CreateOptions{}))(t)
 	}
 	eventually(t, "pod CIDRs on both nodes", func() bool {
 		for _, n := range []string{"ipam-1", "ipam-2"} {
-			node := must(c.CoreV1().Nodes().Get(ctx, n, metav1.GetOptions{}))
+			node := get(c.CoreV1().Nodes().Get(ctx, n, metav1.GetOptions{}))(t)
 			if node.Spec.PodCIDR == "" {
 				return false
 			}
@@ -103,17 +105,18 @@ func TestNodeIPAM(t *testing.T) {
 // Endpoints are mirrored into an EndpointSlice, follow its changes, and go
 // with it.
 func TestEndpointSliceMirroring(t *testing.T) {
+	skipShort(t)
 	c := server.Client
 	ns := newNamespace(t, c)
-	must(c.CoreV1().Services(ns).Create(ctx, &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: "ext"},
-		Spec: corev1.ServiceSpec{Ports: []corev1.ServicePort{{Name: "db", Port: 5432}}}}, metav1.CreateOptions{}))
-	ep := must(c.CoreV1().Endpoints(ns).Create(ctx, &corev1.Endpoints{ObjectMeta: metav1.ObjectMeta{Name: "ext"},
+	get(c.CoreV1().Services(ns).Create(ctx, &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: "ext"},
+		Spec: corev1.ServiceSpec{Ports: []corev1.ServicePort{{Name: "db", Port: 5432}}}}, metav1.CreateOptions{}))(t)
+	ep := get(c.CoreV1().Endpoints(ns).Create(ctx, &corev1.Endpoints{ObjectMeta: metav1.ObjectMeta{Name: "ext"},
 		Subsets: []corev1.EndpointSubset{{Addresses: []corev1.EndpointAddress{{IP: "10.9.9.9"}},
-			Ports: []corev1.EndpointPort{{Name: "db", Port: 5432, Protocol: corev1.ProtocolTCP}}}}}, metav1.CreateOptions{}))
+			Ports: []corev1.EndpointPort{{Name: "db", Port: 5432, Protocol: corev1.ProtocolTCP}}}}}, metav1.CreateOptions{}))(t)
 	sel := metav1.ListOptions{LabelSelector: "kubernetes.io/service-name=ext,endpointslice.kubernetes.io/managed-by=endpointslicemirroring-controller.k8s.io"}
 	addrs := func() []string {
 		var out []string
-		for _, s := range must(c.DiscoveryV1().EndpointSlices(ns).List(ctx, sel)).Items {
+		for _, s := range get(c.DiscoveryV1().EndpointSlices(ns).List(ctx, sel))(t).Items {
 			for _, e := range s.Endpoints {
 				out = append(out, e.Addresses...)
 			}
@@ -123,7 +126,7 @@ func TestEndpointSliceMirroring(t *testing.T) {
 	}
 	eventually(t, "the mirrored slice", func() bool { return slices.Equal(addrs(), []string{"10.9.9.9"}) })
 	ep.Subsets[0].Addresses = append(ep.Subsets[0].Addresses, corev1.EndpointAddress{IP: "10.9.9.10"})
-	must(c.CoreV1().Endpoints(ns).Update(ctx, ep, metav1.UpdateOptions{}))
+	get(c.CoreV1().Endpoints(ns).Update(ctx, ep, metav1.UpdateOptions{}))(t)
 	eventually(t, "the mirrored slice to follow", func() bool { return slices.Equal(addrs(), []string{"10.9.9.10", "10.9.9.9"}) })
 	noErr(t, c.CoreV1().Endpoints(ns).Delete(ctx, "ext", metav1.DeleteOptions{}))
 	eventually(t, "the mirrored slice to go", func() bool { return len(addrs()) == 0 })

@@ -16,6 +16,7 @@ import (
 // serve the same stored events: written through one, read through the other,
 // with the field mapping (note ⇄ message, regarding ⇄ involvedObject).
 func TestEventsAreOneResourceInTwoAPIs(t *testing.T) {
+	skipShort(t)
 	c := server.Client
 	ns := newNamespace(t, c)
 	now := metav1.NewMicroTime(time.Now().Truncate(time.Microsecond))
@@ -25,7 +26,7 @@ func TestEventsAreOneResourceInTwoAPIs(t *testing.T) {
 		Action: "Testing", Reason: "Tested", Note: "hello", Type: corev1.EventTypeNormal,
 		Regarding: corev1.ObjectReference{Kind: "Pod", Namespace: ns, Name: "p"},
 	}
-	must(c.EventsV1().Events(ns).Create(ctx, ev, metav1.CreateOptions{}))
+	get(c.EventsV1().Events(ns).Create(ctx, ev, metav1.CreateOptions{}))(t)
 	ec := etcdClient(t, server.Options.DataDir)
 	defer ec.Close()
 	stored := etcdValue(t, ec, "/registry/events/"+ns+"/new-style")
@@ -33,27 +34,27 @@ func TestEventsAreOneResourceInTwoAPIs(t *testing.T) {
 	if !bytes.HasPrefix(stored, []byte("k8s\x00\n\v\n\x02v1\x12\x05Event")) {
 		t.Fatalf("events.k8s.io event not stored as a core/v1 Event: %q", stored[:24])
 	}
-	core := must(c.CoreV1().Events(ns).Get(ctx, "new-style", metav1.GetOptions{}))
+	core := get(c.CoreV1().Events(ns).Get(ctx, "new-style", metav1.GetOptions{}))(t)
 	if core.Message != "hello" || core.InvolvedObject.Name != "p" || core.ReportingController != "svcplane.io/test" {
 		t.Fatalf("core view of an events.k8s.io event: %+v", core)
 	}
 
-	must(c.CoreV1().Events(ns).Create(ctx, &corev1.Event{
+	get(c.CoreV1().Events(ns).Create(ctx, &corev1.Event{
 		ObjectMeta:     metav1.ObjectMeta{Name: "old-style"},
 		InvolvedObject: corev1.ObjectReference{Kind: "Pod", Namespace: ns, Name: "q"},
 		Reason:         "Old", Message: "from core", Count: 3, Type: corev1.EventTypeWarning,
 		Source: corev1.EventSource{Component: "kubelet"},
-	}, metav1.CreateOptions{}))
-	v1ev := must(c.EventsV1().Events(ns).Get(ctx, "old-style", metav1.GetOptions{}))
+	}, metav1.CreateOptions{}))(t)
+	v1ev := get(c.EventsV1().Events(ns).Get(ctx, "old-style", metav1.GetOptions{}))(t)
 	if v1ev.Note != "from core" || v1ev.Regarding.Name != "q" || v1ev.DeprecatedCount != 3 || v1ev.DeprecatedSource.Component != "kubelet" {
 		t.Fatalf("events.k8s.io view of a core event: %+v", v1ev)
 	}
 
-	list := must(c.EventsV1().Events(ns).List(ctx, metav1.ListOptions{FieldSelector: "regarding.name=q"}))
+	list := get(c.EventsV1().Events(ns).List(ctx, metav1.ListOptions{FieldSelector: "regarding.name=q"}))(t)
 	if len(list.Items) != 1 || list.Items[0].Name != "old-style" {
 		t.Fatalf("field selector on events.k8s.io: %d items", len(list.Items))
 	}
-	if all := must(c.EventsV1().Events(ns).List(ctx, metav1.ListOptions{})); len(all.Items) != 2 {
+	if all := get(c.EventsV1().Events(ns).List(ctx, metav1.ListOptions{}))(t); len(all.Items) != 2 {
 		t.Fatalf("events.k8s.io list: %d items, want 2", len(all.Items))
 	}
 }
@@ -61,6 +62,7 @@ func TestEventsAreOneResourceInTwoAPIs(t *testing.T) {
 // TestEventsV1StrictValidation checks the checks that only events.k8s.io/v1
 // applies: eventTime, reporting fields and type are required.
 func TestEventsV1StrictValidation(t *testing.T) {
+	skipShort(t)
 	c := server.Client
 	ns := newNamespace(t, c)
 	_, err := c.EventsV1().Events(ns).Create(ctx, &eventsv1.Event{
@@ -76,12 +78,12 @@ func TestEventsV1StrictValidation(t *testing.T) {
 		}
 	}
 	now := metav1.NewMicroTime(time.Now())
-	created := must(c.EventsV1().Events(ns).Create(ctx, &eventsv1.Event{
+	created := get(c.EventsV1().Events(ns).Create(ctx, &eventsv1.Event{
 		ObjectMeta: metav1.ObjectMeta{Name: "good"},
 		EventTime:  now, ReportingController: "svcplane.io/test", ReportingInstance: "i",
 		Action: "A", Reason: "R", Type: corev1.EventTypeNormal,
 		Regarding: corev1.ObjectReference{Kind: "Pod", Namespace: ns, Name: "p"},
-	}, metav1.CreateOptions{}))
+	}, metav1.CreateOptions{}))(t)
 	created.Note = "changed"
 	if _, err := c.EventsV1().Events(ns).Update(ctx, created, metav1.UpdateOptions{}); err == nil ||
 		!strings.Contains(err.Error(), "message: Invalid value") || !strings.Contains(err.Error(), "field is immutable") {

@@ -82,7 +82,7 @@ func gvr(group, version, resource string) schema.GroupVersionResource {
 // field label (list and watch) and with one refused label (400 with
 // upstream's text).
 func TestFieldSelectorLabels(t *testing.T) {
-	dyn := must(dynamic.NewForConfig(server.Config))
+	dyn := get(dynamic.NewForConfig(server.Config))(t)
 	ns := newNamespace(t, server.Client)
 	for _, tc := range fieldLabelCases {
 		t.Run(tc.gvr.Group+"/"+tc.gvr.Resource, func(t *testing.T) {
@@ -121,18 +121,18 @@ func TestFieldSelectorMatches(t *testing.T) {
 	c := server.Client
 	ns := newNamespace(t, c)
 	port := []corev1.ServicePort{{Port: 80}}
-	must(c.CoreV1().Services(ns).Create(ctx, &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: "cluster"},
-		Spec: corev1.ServiceSpec{Ports: port}}, metav1.CreateOptions{}))
-	must(c.CoreV1().Services(ns).Create(ctx, &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: "headless"},
-		Spec: corev1.ServiceSpec{Ports: port, ClusterIP: corev1.ClusterIPNone}}, metav1.CreateOptions{}))
-	must(c.CoreV1().Services(ns).Create(ctx, &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: "nodeport"},
-		Spec: corev1.ServiceSpec{Ports: port, Type: corev1.ServiceTypeNodePort}}, metav1.CreateOptions{}))
-	must(c.CoreV1().Pods(ns).Create(ctx, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "p"},
-		Spec: corev1.PodSpec{NodeName: "somewhere", Containers: []corev1.Container{{Name: "c", Image: "x"}}}}, metav1.CreateOptions{}))
-	must(c.EventsV1().Events(ns).Create(ctx, &eventsv1.Event{ObjectMeta: metav1.ObjectMeta{Name: "e"},
+	get(c.CoreV1().Services(ns).Create(ctx, &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: "cluster"},
+		Spec: corev1.ServiceSpec{Ports: port}}, metav1.CreateOptions{}))(t)
+	get(c.CoreV1().Services(ns).Create(ctx, &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: "headless"},
+		Spec: corev1.ServiceSpec{Ports: port, ClusterIP: corev1.ClusterIPNone}}, metav1.CreateOptions{}))(t)
+	get(c.CoreV1().Services(ns).Create(ctx, &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: "nodeport"},
+		Spec: corev1.ServiceSpec{Ports: port, Type: corev1.ServiceTypeNodePort}}, metav1.CreateOptions{}))(t)
+	get(c.CoreV1().Pods(ns).Create(ctx, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "p"},
+		Spec: corev1.PodSpec{NodeName: "somewhere", Containers: []corev1.Container{{Name: "c", Image: "x"}}}}, metav1.CreateOptions{}))(t)
+	get(c.EventsV1().Events(ns).Create(ctx, &eventsv1.Event{ObjectMeta: metav1.ObjectMeta{Name: "e"},
 		EventTime: metav1.NewMicroTime(time.Now()), ReportingController: "svcplane.io/test", ReportingInstance: "i",
 		Action: "Test", Reason: "Testing", Type: corev1.EventTypeNormal,
-		Regarding: corev1.ObjectReference{Kind: "Pod", Namespace: ns, Name: "p"}}, metav1.CreateOptions{}))
+		Regarding: corev1.ObjectReference{Kind: "Pod", Namespace: ns, Name: "p"}}, metav1.CreateOptions{}))(t)
 	names := func(list func(metav1.ListOptions) ([]string, error), selector string) string {
 		out, err := list(metav1.ListOptions{FieldSelector: selector})
 		if err != nil {

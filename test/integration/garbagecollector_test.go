@@ -15,15 +15,16 @@ import (
 // kept without the ownerReference; foreground → deleted first, the owner
 // goes after.
 func TestGarbageCollector(t *testing.T) {
+	skipShort(t)
 	c := server.Client
 	ns := newNamespace(t, c)
 	cms := c.CoreV1().ConfigMaps(ns)
 	pair := func(owner string) (types.UID, string) {
-		o := must(cms.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: owner}}, metav1.CreateOptions{}))
+		o := get(cms.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: owner}}, metav1.CreateOptions{}))(t)
 		yes := true
-		must(cms.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: owner + "-dep",
+		get(cms.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: owner + "-dep",
 			OwnerReferences: []metav1.OwnerReference{{APIVersion: "v1", Kind: "ConfigMap", Name: owner, UID: o.UID, BlockOwnerDeletion: &yes}}}},
-			metav1.CreateOptions{}))
+			metav1.CreateOptions{}))(t)
 		return o.UID, owner + "-dep"
 	}
 	gone := func(name string) bool {
@@ -45,8 +46,8 @@ func TestGarbageCollector(t *testing.T) {
 		}
 	}
 	// A dependent whose owner never existed (dangling) is collected too.
-	must(cms.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "dangling",
+	get(cms.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "dangling",
 		OwnerReferences: []metav1.OwnerReference{{APIVersion: "v1", Kind: "ConfigMap", Name: "nobody", UID: "00000000-0000-0000-0000-000000000001"}}}},
-		metav1.CreateOptions{}))
+		metav1.CreateOptions{}))(t)
 	eventually(t, "the dangling dependent to go", func() bool { return gone("dangling") })
 }

@@ -3,12 +3,22 @@ package integration
 import (
 	"context"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/util/retry"
+
+	"github.com/svcplane/svcplane/internal/testutil"
 )
+
+// skipShort skips t under -short: every test here starts or uses a
+// svcplane server on a real embedded etcd.
+func skipShort(t *testing.T) {
+	t.Helper()
+	testutil.SkipShort(t, "integration test: needs a svcplane server on a real embedded etcd")
+}
 
 // newNamespace creates a namespace for one test.
 func newNamespace(t *testing.T, c kubernetes.Interface) string {
@@ -21,13 +31,15 @@ func newNamespace(t *testing.T, c kubernetes.Interface) string {
 	return ns.Name
 }
 
-// must returns v, or panics on err: it lets a test use a call's result
-// inline; a panic fails the test binary with the failing line in its trace.
-func must[T any](v T, err error) T {
-	if err != nil {
-		panic(err)
-	}
-	return v
+// get returns v, or fails the test it is then given with err:
+// `svc := get(c.Create(ctx, s, opts))(t)` uses a call's result inline. A
+// failure stops this test only; the package's shared server still stops.
+func get[T any](v T, err error) func(testing.TB) T { return testutil.Get(v, err) }
+
+// eventually polls cond until it holds or 20 s pass (testutil.Eventually).
+func eventually(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	testutil.Eventually(t, 20*time.Second, what, cond)
 }
 
 // updateRetrying reads with get, applies change and writes with update,
@@ -53,7 +65,5 @@ func updateRetrying[T any](t *testing.T, get func() (T, error), change func(T), 
 
 func noErr(t *testing.T, err error) {
 	t.Helper()
-	if err != nil {
-		t.Fatal(err)
-	}
+	testutil.NoErr(t, err)
 }

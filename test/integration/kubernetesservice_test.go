@@ -17,6 +17,7 @@ import (
 // server advertising a non-loopback address (nothing connects to it), the
 // Service's return after a delete, and the endpoint's removal at shutdown.
 func TestKubernetesService(t *testing.T) {
+	skipShort(t)
 	dir := t.TempDir() // kept across the restart below
 	s, err := framework.StartWith(dir, func(o *framework.Options) {
 		o.AdvertiseAddress = "10.203.9.1"
@@ -74,8 +75,9 @@ func TestKubernetesService(t *testing.T) {
 // namespace that may be deleted): the namespace controller empties and
 // removes it, and the system namespaces controller re-creates it at once.
 func TestSystemNamespaceComesBack(t *testing.T) {
+	skipShort(t)
 	c := server.Client
-	old := must(c.CoreV1().Namespaces().Get(ctx, "kube-node-lease", metav1.GetOptions{}))
+	old := get(c.CoreV1().Namespaces().Get(ctx, "kube-node-lease", metav1.GetOptions{}))(t)
 	noErr(t, c.CoreV1().Namespaces().Delete(ctx, "kube-node-lease", metav1.DeleteOptions{}))
 	start := time.Now()
 	eventually(t, "kube-node-lease to be back", func() bool {

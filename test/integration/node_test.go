@@ -73,6 +73,7 @@ func hasTaint(n *corev1.Node, key string, effect corev1.TaintEffect) bool {
 // goes; a stopped agent's nodes turn Unknown with the unreachable taints,
 // which go again when it is back.
 func TestSimulatedNodes(t *testing.T) {
+	skipShort(t)
 	s, err := framework.StartWith(t.TempDir(), func(o *framework.Options) {
 		o.NodeMonitorGracePeriod, o.NodeMonitorPeriod = 3*time.Second, 200*time.Millisecond
 	})
@@ -101,13 +102,13 @@ func TestSimulatedNodes(t *testing.T) {
 
 	ns := newNamespace(t, c)
 	labels := map[string]string{"app": "web"}
-	must(c.AppsV1().Deployments(ns).Create(ctx, &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: "web"},
+	get(c.AppsV1().Deployments(ns).Create(ctx, &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: "web"},
 		Spec: appsv1.DeploymentSpec{Replicas: ptr.To[int32](10), Selector: &metav1.LabelSelector{MatchLabels: labels},
 			Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: labels},
-				Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "web", Image: "nginx"}}}}}}, metav1.CreateOptions{}))
+				Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "web", Image: "nginx"}}}}}}, metav1.CreateOptions{}))(t)
 	var pods []corev1.Pod
 	eventually(t, "10 Running and Ready pods", func() bool {
-		pods = must(c.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{})).Items
+		pods = get(c.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{}))(t).Items
 		ready := 0
 		for i := range pods {
 			if pods[i].Status.Phase == corev1.PodRunning && isPodReady(&pods[i]) {
@@ -118,7 +119,7 @@ func TestSimulatedNodes(t *testing.T) {
 	})
 	seen := map[string]string{}
 	for _, p := range pods {
-		n := must(c.CoreV1().Nodes().Get(ctx, p.Spec.NodeName, metav1.GetOptions{}))
+		n := get(c.CoreV1().Nodes().Get(ctx, p.Spec.NodeName, metav1.GetOptions{}))(t)
 		cidr := netip.MustParsePrefix(n.Spec.PodCIDRs[0])
 		if !cidr.Contains(netip.MustParseAddr(p.Status.PodIP)) {
 			t.Errorf("pod %s on %s: IP %s outside the node's pod CIDR %s", p.Name, n.Name, p.Status.PodIP, cidr)
@@ -134,7 +135,7 @@ func TestSimulatedNodes(t *testing.T) {
 
 	victim := pods[0]
 	noErr(t, c.CoreV1().Pods(ns).Delete(ctx, victim.Name, metav1.DeleteOptions{GracePeriodSeconds: ptr.To[int64](2)}))
-	p := must(c.CoreV1().Pods(ns).Get(ctx, victim.Name, metav1.GetOptions{}))
+	p := get(c.CoreV1().Pods(ns).Get(ctx, victim.Name, metav1.GetOptions{}))(t)
 	if p.DeletionTimestamp == nil || p.UID != victim.UID {
 		t.Fatalf("deleted pod is not terminating: %+v", p.ObjectMeta)
 	}
@@ -162,7 +163,7 @@ func TestSimulatedNodes(t *testing.T) {
 	})
 	eventually(t, "pods Ready again with the same IPs", func() bool {
 		ready := 0
-		for _, p := range must(c.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{})).Items {
+		for _, p := range get(c.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{}))(t).Items {
 			if name, ok := seen[p.Status.PodIP]; ok && name == p.Name && isPodReady(&p) {
 				ready++
 			}
@@ -175,12 +176,13 @@ func TestSimulatedNodes(t *testing.T) {
 // (kwok) still gets status.podIPs, which the endpoint controllers read, as
 // kube-apiserver's conversion fills it.
 func TestPodIPsFromPodIP(t *testing.T) {
+	skipShort(t)
 	c := server.Client
 	ns := newNamespace(t, c)
-	p := must(c.CoreV1().Pods(ns).Create(ctx, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "p"},
-		Spec: corev1.PodSpec{NodeName: "somewhere", Containers: []corev1.Container{{Name: "c", Image: "x"}}}}, metav1.CreateOptions{}))
+	p := get(c.CoreV1().Pods(ns).Create(ctx, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "p"},
+		Spec: corev1.PodSpec{NodeName: "somewhere", Containers: []corev1.Container{{Name: "c", Image: "x"}}}}, metav1.CreateOptions{}))(t)
 	p.Status.Phase, p.Status.PodIP, p.Status.HostIP = corev1.PodRunning, "10.244.7.9", "192.0.2.7"
-	p = must(c.CoreV1().Pods(ns).UpdateStatus(ctx, p, metav1.UpdateOptions{}))
+	p = get(c.CoreV1().Pods(ns).UpdateStatus(ctx, p, metav1.UpdateOptions{}))(t)
 	if len(p.Status.PodIPs) != 1 || p.Status.PodIPs[0].IP != "10.244.7.9" || len(p.Status.HostIPs) != 1 || p.Status.HostIPs[0].IP != "192.0.2.7" {
 		t.Fatalf("podIPs %v hostIPs %v", p.Status.PodIPs, p.Status.HostIPs)
 	}

@@ -12,21 +12,22 @@ import (
 )
 
 func TestPatchTypes(t *testing.T) {
+	skipShort(t)
 	c := server.Client
 	ns := newNamespace(t, c)
 	svcs := c.CoreV1().Services(ns)
-	must(svcs.Create(ctx, &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: "p"},
-		Spec: corev1.ServiceSpec{Ports: []corev1.ServicePort{{Name: "http", Port: 80}}}}, metav1.CreateOptions{}))
+	get(svcs.Create(ctx, &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: "p"},
+		Spec: corev1.ServiceSpec{Ports: []corev1.ServicePort{{Name: "http", Port: 80}}}}, metav1.CreateOptions{}))(t)
 
 	// Strategic merge: ports merge by port number, so a new port is added.
-	s := must(svcs.Patch(ctx, "p", types.StrategicMergePatchType,
-		[]byte(`{"spec":{"ports":[{"name":"https","port":443}]}}`), metav1.PatchOptions{}))
+	s := get(svcs.Patch(ctx, "p", types.StrategicMergePatchType,
+		[]byte(`{"spec":{"ports":[{"name":"https","port":443}]}}`), metav1.PatchOptions{}))(t)
 	if len(s.Spec.Ports) != 2 || s.Spec.Ports[0].TargetPort.IntVal != 443 || s.Spec.Ports[1].Port != 80 {
 		t.Fatalf("strategic merge: ports %+v (want 2, the new one defaulted)", s.Spec.Ports)
 	}
 	// JSON merge patch replaces lists.
-	s = must(svcs.Patch(ctx, "p", types.MergePatchType,
-		[]byte(`{"metadata":{"labels":{"a":"b"}},"spec":{"ports":[{"name":"only","port":8080}]}}`), metav1.PatchOptions{}))
+	s = get(svcs.Patch(ctx, "p", types.MergePatchType,
+		[]byte(`{"metadata":{"labels":{"a":"b"}},"spec":{"ports":[{"name":"only","port":8080}]}}`), metav1.PatchOptions{}))(t)
 	if len(s.Spec.Ports) != 1 || s.Labels["a"] != "b" {
 		t.Fatalf("merge patch: %+v %v", s.Spec.Ports, s.Labels)
 	}
@@ -36,25 +37,26 @@ func TestPatchTypes(t *testing.T) {
 	if !apierrors.IsInvalid(err) && !apierrors.IsBadRequest(err) {
 		t.Fatalf("json patch test op: %v", err)
 	}
-	s = must(svcs.Patch(ctx, "p", types.JSONPatchType,
-		[]byte(`[{"op":"replace","path":"/metadata/labels/a","value":"c"}]`), metav1.PatchOptions{}))
+	s = get(svcs.Patch(ctx, "p", types.JSONPatchType,
+		[]byte(`[{"op":"replace","path":"/metadata/labels/a","value":"c"}]`), metav1.PatchOptions{}))(t)
 	if s.Labels["a"] != "c" {
 		t.Fatalf("json patch: %v", s.Labels)
 	}
 }
 
 func TestServerSideApplyConflict(t *testing.T) {
+	skipShort(t)
 	c := server.Client
 	ns := newNamespace(t, c)
 	cms := c.CoreV1().ConfigMaps(ns)
 	a := corev1ac.ConfigMap("ssa", ns).WithData(map[string]string{"k": "one"})
-	must(cms.Apply(ctx, a, metav1.ApplyOptions{FieldManager: "alice"}))
+	get(cms.Apply(ctx, a, metav1.ApplyOptions{FieldManager: "alice"}))(t)
 	b := corev1ac.ConfigMap("ssa", ns).WithData(map[string]string{"k": "two"})
 	_, err := cms.Apply(ctx, b, metav1.ApplyOptions{FieldManager: "bob"})
 	if !apierrors.IsConflict(err) || !strings.Contains(err.Error(), `conflict with "alice"`) {
 		t.Fatalf("want apply conflict with alice, got %v", err)
 	}
-	cm := must(cms.Apply(ctx, b, metav1.ApplyOptions{FieldManager: "bob", Force: true}))
+	cm := get(cms.Apply(ctx, b, metav1.ApplyOptions{FieldManager: "bob", Force: true}))(t)
 	if cm.Data["k"] != "two" {
 		t.Fatalf("forced apply: %v", cm.Data)
 	}

@@ -25,17 +25,17 @@ func TestReplicationController(t *testing.T) {
 	c := server.Client
 	ns := newNamespace(t, c)
 	rcs := c.CoreV1().ReplicationControllers(ns)
-	rc := must(rcs.Create(ctx, rcOf("web", int32p(3), map[string]string{"app": "web"}), metav1.CreateOptions{}))
+	rc := get(rcs.Create(ctx, rcOf("web", int32p(3), map[string]string{"app": "web"}), metav1.CreateOptions{}))(t)
 	if rc.Spec.Selector["app"] != "web" || rc.Labels["app"] != "web" || *rc.Spec.Replicas != 3 ||
 		rc.Spec.Template.Spec.RestartPolicy != corev1.RestartPolicyAlways || rc.Generation != 1 {
 		t.Fatalf("defaults: %+v", rc)
 	}
-	if d := must(rcs.Create(ctx, rcOf("one", nil, map[string]string{"app": "one"}), metav1.CreateOptions{})); *d.Spec.Replicas != 1 {
+	if d := get(rcs.Create(ctx, rcOf("one", nil, map[string]string{"app": "one"}), metav1.CreateOptions{}))(t); *d.Spec.Replicas != 1 {
 		t.Fatalf("replicas default: %d", *d.Spec.Replicas)
 	}
 	owned := func() []corev1.Pod {
 		var out []corev1.Pod
-		for _, p := range must(c.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: "app=web"})).Items {
+		for _, p := range get(c.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: "app=web"}))(t).Items {
 			ref := metav1.GetControllerOf(&p)
 			if ref != nil && ref.UID == rc.UID && ref.Kind == "ReplicationController" && ref.APIVersion == "v1" && p.DeletionTimestamp == nil {
 				out = append(out, p)
@@ -46,21 +46,21 @@ func TestReplicationController(t *testing.T) {
 	eventually(t, "3 pods owned by the ReplicationController", func() bool { return len(owned()) == 3 })
 	markPodsReady(c, ns)
 	eventually(t, "status 3/3 ready", func() bool {
-		got := must(rcs.Get(ctx, "web", metav1.GetOptions{}))
+		got := get(rcs.Get(ctx, "web", metav1.GetOptions{}))(t)
 		return got.Status.Replicas == 3 && got.Status.ReadyReplicas == 3 && got.Status.AvailableReplicas == 3 &&
 			got.Status.FullyLabeledReplicas == 3 && got.Status.ObservedGeneration == got.Generation
 	})
-	if l := must(rcs.List(ctx, metav1.ListOptions{FieldSelector: "status.replicas=3"})); len(l.Items) != 1 || l.Items[0].Name != "web" {
+	if l := get(rcs.List(ctx, metav1.ListOptions{FieldSelector: "status.replicas=3"}))(t); len(l.Items) != 1 || l.Items[0].Name != "web" {
 		t.Fatalf("status.replicas=3 selects %d items", len(l.Items))
 	}
 
 	// /scale through client-go, then kubectl.
-	sc := must(rcs.GetScale(ctx, "web", metav1.GetOptions{}))
+	sc := get(rcs.GetScale(ctx, "web", metav1.GetOptions{}))(t)
 	if sc.Spec.Replicas != 3 || sc.Status.Selector != "app=web" {
 		t.Fatalf("scale: %+v", sc)
 	}
 	sc.Spec.Replicas = 1
-	must(rcs.UpdateScale(ctx, "web", sc, metav1.UpdateOptions{}))
+	get(rcs.UpdateScale(ctx, "web", sc, metav1.UpdateOptions{}))(t)
 	eventually(t, "scaled down to 1 pod", func() bool { return len(owned()) == 1 })
 	if kubectl, err := exec.LookPath("kubectl"); err == nil {
 		run := func(args ...string) string {
@@ -89,7 +89,7 @@ func TestReplicationController(t *testing.T) {
 	// Background deletion: the garbage collector takes the pods.
 	noErr(t, rcs.Delete(ctx, "web", metav1.DeleteOptions{}))
 	eventually(t, "the pods collected with their ReplicationController", func() bool {
-		return len(must(c.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: "app=web"})).Items) == 0
+		return len(get(c.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: "app=web"}))(t).Items) == 0
 	})
 }
 
@@ -132,7 +132,7 @@ func TestReplicationControllerValidation(t *testing.T) {
 		})
 	}
 	// A status write with ready > replicas is refused.
-	rc := must(rcs.Create(ctx, rcOf("ok", int32p(0), map[string]string{"app": "ok"}), metav1.CreateOptions{}))
+	rc := get(rcs.Create(ctx, rcOf("ok", int32p(0), map[string]string{"app": "ok"}), metav1.CreateOptions{}))(t)
 	rc.Status.ReadyReplicas = 2
 	if _, err := rcs.UpdateStatus(ctx, rc, metav1.UpdateOptions{}); !apierrors.IsInvalid(err) ||
 		!strings.Contains(err.Error(), "status.readyReplicas: Invalid value: 2: cannot be greater than status.replicas") {

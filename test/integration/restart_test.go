@@ -18,15 +18,16 @@ import (
 // etcd keys and protobuf encoding, restarts the server on the same data dir
 // and finds them again.
 func TestRestartKeepsObjectsInKubernetesLayout(t *testing.T) {
+	skipShort(t)
 	dir := t.TempDir()
 	s, err := framework.Start(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	c := s.Client
-	must(c.CoreV1().Services("default").Create(ctx, &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: "keep"},
-		Spec: corev1.ServiceSpec{Ports: []corev1.ServicePort{{Port: 80}}}}, metav1.CreateOptions{}))
-	must(c.CoreV1().Nodes().Create(ctx, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n1"}}, metav1.CreateOptions{}))
+	get(c.CoreV1().Services("default").Create(ctx, &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: "keep"},
+		Spec: corev1.ServiceSpec{Ports: []corev1.ServicePort{{Port: 80}}}}, metav1.CreateOptions{}))(t)
+	get(c.CoreV1().Nodes().Create(ctx, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n1"}}, metav1.CreateOptions{}))(t)
 
 	ec := etcdClient(t, dir)
 	for _, key := range []string{"/registry/services/specs/default/keep", "/registry/minions/n1", "/registry/namespaces/kube-system"} {
@@ -44,11 +45,11 @@ func TestRestartKeepsObjectsInKubernetesLayout(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Stop()
-	svc := must(s.Client.CoreV1().Services("default").Get(ctx, "keep", metav1.GetOptions{}))
+	svc := get(s.Client.CoreV1().Services("default").Get(ctx, "keep", metav1.GetOptions{}))(t)
 	if svc.Spec.Ports[0].Port != 80 {
 		t.Fatalf("service after restart: %+v", svc.Spec)
 	}
-	must(s.Client.CoreV1().Nodes().Get(ctx, "n1", metav1.GetOptions{}))
+	get(s.Client.CoreV1().Nodes().Get(ctx, "n1", metav1.GetOptions{}))(t)
 }
 
 // etcdClient connects to the embedded etcd of the server whose data dir is

@@ -14,6 +14,7 @@ import (
 // over the Ready nodes, a nodeSelector is honoured, and a pod that fits
 // nowhere stays Pending with a FailedScheduling event.
 func TestScheduler(t *testing.T) {
+	skipShort(t)
 	s, err := framework.StartWith("", nil)
 	if err != nil {
 		t.Fatal(err)
@@ -21,14 +22,14 @@ func TestScheduler(t *testing.T) {
 	defer s.Stop()
 	c := s.Client
 	for _, n := range []string{"s1", "s2"} {
-		must(c.CoreV1().Nodes().Create(ctx, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: n,
+		get(c.CoreV1().Nodes().Create(ctx, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: n,
 			Labels: map[string]string{"name": n}},
 			Status: corev1.NodeStatus{Conditions: []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionTrue}}}},
-			metav1.CreateOptions{}))
+			metav1.CreateOptions{}))(t)
 	}
 	mk := func(name string, selector map[string]string) {
-		must(c.CoreV1().Pods("default").Create(ctx, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: name},
-			Spec: corev1.PodSpec{NodeSelector: selector, Containers: []corev1.Container{{Name: "c", Image: "x"}}}}, metav1.CreateOptions{}))
+		get(c.CoreV1().Pods("default").Create(ctx, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: name},
+			Spec: corev1.PodSpec{NodeSelector: selector, Containers: []corev1.Container{{Name: "c", Image: "x"}}}}, metav1.CreateOptions{}))(t)
 	}
 	for _, n := range []string{"p1", "p2", "p3", "p4"} {
 		mk(n, nil)
@@ -38,7 +39,7 @@ func TestScheduler(t *testing.T) {
 	perNode := map[string]int{}
 	eventually(t, "five pods bound", func() bool {
 		clear(perNode)
-		for _, p := range must(c.CoreV1().Pods("default").List(ctx, metav1.ListOptions{})).Items {
+		for _, p := range get(c.CoreV1().Pods("default").List(ctx, metav1.ListOptions{}))(t).Items {
 			if p.Spec.NodeName != "" {
 				perNode[p.Spec.NodeName]++
 			}
@@ -48,14 +49,14 @@ func TestScheduler(t *testing.T) {
 	if perNode["s1"] < 2 || perNode["s2"] < 2 {
 		t.Fatalf("pods not spread: %v", perNode)
 	}
-	if p := must(c.CoreV1().Pods("default").Get(ctx, "pinned", metav1.GetOptions{})); p.Spec.NodeName != "s2" {
+	if p := get(c.CoreV1().Pods("default").Get(ctx, "pinned", metav1.GetOptions{}))(t); p.Spec.NodeName != "s2" {
 		t.Fatalf("nodeSelector ignored: on %q", p.Spec.NodeName)
 	}
 	eventually(t, "a FailedScheduling event", func() bool {
-		evs := must(c.CoreV1().Events("default").List(ctx, metav1.ListOptions{FieldSelector: "involvedObject.name=nowhere,reason=FailedScheduling"}))
+		evs := get(c.CoreV1().Events("default").List(ctx, metav1.ListOptions{FieldSelector: "involvedObject.name=nowhere,reason=FailedScheduling"}))(t)
 		return len(evs.Items) > 0 && strings.Contains(evs.Items[0].Message, "0/2 nodes are available: 2 node(s) didn't match Pod's node affinity/selector.")
 	})
-	if p := must(c.CoreV1().Pods("default").Get(ctx, "nowhere", metav1.GetOptions{})); p.Spec.NodeName != "" || p.Status.Phase != corev1.PodPending {
+	if p := get(c.CoreV1().Pods("default").Get(ctx, "nowhere", metav1.GetOptions{}))(t); p.Spec.NodeName != "" || p.Status.Phase != corev1.PodPending {
 		t.Fatalf("unschedulable pod: node %q phase %s", p.Spec.NodeName, p.Status.Phase)
 	}
 }

@@ -15,7 +15,7 @@ import (
 func TestNamespaceGetsDefaultServiceAccountAndRootCA(t *testing.T) {
 	c := server.Client
 	ns := newNamespace(t, c)
-	ca := string(must(os.ReadFile(server.CA().CertFile)))
+	ca := string(get(os.ReadFile(server.CA().CertFile))(t))
 	hasSA := func() bool {
 		_, err := c.CoreV1().ServiceAccounts(ns).Get(ctx, "default", metav1.GetOptions{})
 		return err == nil

@@ -2,6 +2,7 @@ package integration
 
 import (
 	"fmt"
+	"maps"
 	"strings"
 	"sync"
 	"testing"
@@ -18,9 +19,12 @@ import (
 
 // TestServiceAllocationAcrossTwoServers creates 5,000 Services (every fifth a
 // NodePort) from 64 goroutines split over two servers sharing one etcd, and
-// finds no ClusterIP or NodePort given twice; deleting them frees every IP
-// and port.
+// finds no ClusterIP or NodePort given twice and (IPAddress mode) every IP
+// held by an IPAddress naming its Service; after deleting them all, no
+// IPAddress is left and every IP and every port can be taken again: each
+// Service is re-created asking for its old ClusterIP and NodePort.
 func TestServiceAllocationAcrossTwoServers(t *testing.T) {
+	skipShort(t)
 	t.Run("ipaddress", func(t *testing.T) { allocateAcrossTwoServers(t, "ipaddress", 5000) })
 	t.Run("bitmap", func(t *testing.T) { allocateAcrossTwoServers(t, "bitmap", 2000) })
 }
@@ -39,34 +43,20 @@ func allocateAcrossTwoServers(t *testing.T, mode string, total int) {
 	}
 	defer b.Stop()
 	ns := newNamespace(t, a.Client)
-	const workers = 64
 	clients := []kubernetes.Interface{a.Client, b.Client}
-	var wg sync.WaitGroup
-	errs := make(chan error, workers)
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func(w int) {
-			defer wg.Done()
-			c := clients[w%2]
-			for i := w; i < total; i += workers {
-				svc := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("s-%d", i)},
-					Spec: corev1.ServiceSpec{Ports: []corev1.ServicePort{{Port: 80}}}}
-				if i%5 == 0 {
-					svc.Spec.Type = corev1.ServiceTypeNodePort
-				}
-				if _, err := c.CoreV1().Services(ns).Create(ctx, svc, metav1.CreateOptions{}); err != nil {
-					errs <- err
-					return
-				}
-			}
-		}(w)
+	svcs := make([]*corev1.Service, total)
+	for i := range svcs {
+		svcs[i] = &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("s-%d", i)},
+			Spec: corev1.ServiceSpec{Ports: []corev1.ServicePort{{Port: 80}}}}
+		if i%5 == 0 {
+			svcs[i].Spec.Type = corev1.ServiceTypeNodePort
+		}
 	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		t.Fatal(err)
-	}
-	list := must(a.Client.CoreV1().Services(ns).List(ctx, metav1.ListOptions{}))
+	inParallel(t, 64, clients, svcs, func(c kubernetes.Interface, s *corev1.Service) error {
+		_, err := c.CoreV1().Services(ns).Create(ctx, s, metav1.CreateOptions{})
+		return err
+	})
+	list := get(a.Client.CoreV1().Services(ns).List(ctx, metav1.ListOptions{}))(t)
 	ips, ports := map[string]string{}, map[int32]string{}
 	for _, s := range list.Items {
 		if other, dup := ips[s.Spec.ClusterIP]; dup || s.Spec.ClusterIP == "" {
@@ -84,49 +74,83 @@ func allocateAcrossTwoServers(t *testing.T, mode string, total int) {
 	if len(ips) != total || len(ports) != total/5 {
 		t.Fatalf("%d ClusterIPs and %d NodePorts, want %d and %d", len(ips), len(ports), total, total/5)
 	}
-	for ip, name := range ips {
-		if mode != "ipaddress" {
-			break
+	if mode == "ipaddress" {
+		held := map[string]string{}
+		for _, obj := range get(b.Client.NetworkingV1().IPAddresses().List(ctx, metav1.ListOptions{}))(t).Items {
+			if ref := obj.Spec.ParentRef; ref != nil && ref.Namespace == ns {
+				held[obj.Name] = ref.Name
+			}
 		}
-		obj, err := b.Client.NetworkingV1().IPAddresses().Get(ctx, ip, metav1.GetOptions{})
-		if err != nil || obj.Spec.ParentRef.Name != name || obj.Spec.ParentRef.Namespace != ns {
-			t.Fatalf("IPAddress %s: %v %+v", ip, err, obj)
+		if !maps.Equal(held, ips) {
+			t.Fatalf("%d IPAddresses in %s, want one per Service (%d) naming it", len(held), ns, len(ips))
 		}
-		break
 	}
 
-	names := make(chan string, len(list.Items))
-	for _, s := range list.Items {
-		names <- s.Name
-	}
-	close(names)
-	for w := 0; w < 16; w++ { // Services have no deletecollection, as upstream
-		wg.Add(1)
-		go func(c kubernetes.Interface) {
-			defer wg.Done()
-			for n := range names {
-				if err := c.CoreV1().Services(ns).Delete(ctx, n, metav1.DeleteOptions{}); err != nil {
-					t.Error(err)
-				}
-			}
-		}(clients[w%2])
-	}
-	wg.Wait()
-	left := must(a.Client.NetworkingV1().IPAddresses().List(ctx, metav1.ListOptions{}))
+	inParallel(t, 16, clients, list.Items, func(c kubernetes.Interface, s corev1.Service) error {
+		return c.CoreV1().Services(ns).Delete(ctx, s.Name, metav1.DeleteOptions{})
+	})
+	left := get(a.Client.NetworkingV1().IPAddresses().List(ctx, metav1.ListOptions{}))(t)
 	for _, ip := range left.Items {
 		if ip.Spec.ParentRef != nil && ip.Spec.ParentRef.Namespace == ns {
 			t.Fatalf("IPAddress %s still held after its Service was deleted", ip.Name)
 		}
 	}
-	for np := range ports { // every port is free again
-		must(b.Client.CoreV1().Services(ns).Create(ctx, &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: "again"},
-			Spec: corev1.ServiceSpec{Type: corev1.ServiceTypeNodePort, Ports: []corev1.ServicePort{{Port: 80, NodePort: np}}}}, metav1.CreateOptions{}))
-		break
+	// Every IP and every port is free again: each Service comes back with
+	// the ClusterIP and NodePort it had (a create asking for a taken one
+	// fails with "provided IP/port is already allocated").
+	again := make([]*corev1.Service, len(list.Items))
+	for i, s := range list.Items {
+		again[i] = &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: s.Name},
+			Spec: corev1.ServiceSpec{Type: s.Spec.Type, ClusterIP: s.Spec.ClusterIP,
+				Ports: []corev1.ServicePort{{Port: 80, NodePort: s.Spec.Ports[0].NodePort}}}}
+	}
+	inParallel(t, 64, clients, again, func(c kubernetes.Interface, s *corev1.Service) error {
+		_, err := c.CoreV1().Services(ns).Create(ctx, s, metav1.CreateOptions{})
+		if err != nil {
+			return fmt.Errorf("re-creating %s on its freed ClusterIP %s and NodePort %d: %w", s.Name, s.Spec.ClusterIP, s.Spec.Ports[0].NodePort, err)
+		}
+		return nil
+	})
+}
+
+// inParallel calls do for every item from n goroutines, spreading them over
+// clients, and fails t with the errors.
+func inParallel[T any](t *testing.T, n int, clients []kubernetes.Interface, items []T, do func(kubernetes.Interface, T) error) {
+	t.Helper()
+	work := make(chan T, len(items))
+	for _, it := range items {
+		work <- it
+	}
+	close(work)
+	var wg sync.WaitGroup
+	errs := make(chan error, len(items))
+	for w := 0; w < n; w++ {
+		wg.Add(1)
+		go func(c kubernetes.Interface) {
+			defer wg.Done()
+			for it := range work {
+				if err := do(c, it); err != nil {
+					errs <- err
+				}
+			}
+		}(clients[w%len(clients)])
+	}
+	wg.Wait()
+	close(errs)
+	failed := 0
+	for err := range errs {
+		if failed++; failed <= 5 {
+			t.Error(err)
+		}
+	}
+	if failed > 0 {
+		t.Fatalf("%d of %d calls failed", failed, len(items))
 	}
 }
 
 // TestServiceAllocationErrors checks upstream's messages and field paths.
 func TestServiceAllocationErrors(t *testing.T) {
+	skipShort(t)
 	s, err := framework.StartWith("", func(o *framework.Options) {
 		o.ServiceClusterIPRange = "10.0.0.0/29" // 6 usable addresses
 		o.ServiceNodePortRange = "30000-30009"
@@ -185,6 +209,7 @@ func TestServiceAllocationErrors(t *testing.T) {
 // mode the orphaned IPAddress also waits out its 60 s grace period, so this
 // uses the bitmap mode where the pass count alone decides.
 func TestRepairFreesALeakOnTheThirdPass(t *testing.T) {
+	skipShort(t)
 	s, err := framework.StartWith("", func(o *framework.Options) {
 		o.ServiceIPAllocator = "bitmap"
 		o.RepairInterval = time.Hour // passes are driven by the test
@@ -214,8 +239,8 @@ func TestRepairFreesALeakOnTheThirdPass(t *testing.T) {
 		}
 	}
 	// A Service that really holds its values is never touched.
-	svc := must(s.Client.CoreV1().Services("default").Create(ctx, &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: "kept"},
-		Spec: corev1.ServiceSpec{Type: corev1.ServiceTypeNodePort, Ports: []corev1.ServicePort{{Port: 80}}}}, metav1.CreateOptions{}))
+	svc := get(s.Client.CoreV1().Services("default").Create(ctx, &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: "kept"},
+		Spec: corev1.ServiceSpec{Type: corev1.ServiceTypeNodePort, Ports: []corev1.ServicePort{{Port: 80}}}}, metav1.CreateOptions{}))(t)
 	for pass := 0; pass < 4; pass++ {
 		for _, r := range s.ServiceRepairs {
 			noErr(t, r.RunOnce(ctx))
@@ -230,6 +255,7 @@ func TestRepairFreesALeakOnTheThirdPass(t *testing.T) {
 // Local gets a healthCheckNodePort allocated (created so, or changed to
 // Local), keeps it on re-apply, and gives it back when it turns Cluster.
 func TestHealthCheckNodePort(t *testing.T) {
+	skipShort(t)
 	c := server.Client
 	ns := newNamespace(t, c)
 	lb := func(name string, policy corev1.ServiceExternalTrafficPolicy) *corev1.Service {
@@ -237,7 +263,7 @@ func TestHealthCheckNodePort(t *testing.T) {
 			Type: corev1.ServiceTypeLoadBalancer, ExternalTrafficPolicy: policy,
 			Selector: map[string]string{"app": "x"}, Ports: []corev1.ServicePort{{Port: 80}}}}
 	}
-	local := must(c.CoreV1().Services(ns).Create(ctx, lb("local", corev1.ServiceExternalTrafficPolicyLocal), metav1.CreateOptions{}))
+	local := get(c.CoreV1().Services(ns).Create(ctx, lb("local", corev1.ServiceExternalTrafficPolicyLocal), metav1.CreateOptions{}))(t)
 	hc := local.Spec.HealthCheckNodePort
 	if hc < 30000 || hc > 32767 || hc == local.Spec.Ports[0].NodePort {
 		t.Fatalf("healthCheckNodePort %d (nodePort %d), want its own port of the range", hc, local.Spec.Ports[0].NodePort)
@@ -245,20 +271,20 @@ func TestHealthCheckNodePort(t *testing.T) {
 	// Re-applying without the field keeps it.
 	again := lb("local", corev1.ServiceExternalTrafficPolicyLocal)
 	again.ResourceVersion = local.ResourceVersion
-	if got := must(c.CoreV1().Services(ns).Update(ctx, again, metav1.UpdateOptions{})); got.Spec.HealthCheckNodePort != hc {
+	if got := get(c.CoreV1().Services(ns).Update(ctx, again, metav1.UpdateOptions{}))(t); got.Spec.HealthCheckNodePort != hc {
 		t.Fatalf("update without the field: healthCheckNodePort %d, want %d kept", got.Spec.HealthCheckNodePort, hc)
 	}
-	cluster := must(c.CoreV1().Services(ns).Create(ctx, lb("cluster", corev1.ServiceExternalTrafficPolicyCluster), metav1.CreateOptions{}))
+	cluster := get(c.CoreV1().Services(ns).Create(ctx, lb("cluster", corev1.ServiceExternalTrafficPolicyCluster), metav1.CreateOptions{}))(t)
 	if cluster.Spec.HealthCheckNodePort != 0 {
 		t.Fatalf("Cluster policy got healthCheckNodePort %d", cluster.Spec.HealthCheckNodePort)
 	}
 	cluster.Spec.ExternalTrafficPolicy = corev1.ServiceExternalTrafficPolicyLocal
-	turned := must(c.CoreV1().Services(ns).Update(ctx, cluster, metav1.UpdateOptions{}))
+	turned := get(c.CoreV1().Services(ns).Update(ctx, cluster, metav1.UpdateOptions{}))(t)
 	if turned.Spec.HealthCheckNodePort == 0 {
 		t.Fatal("turning Local must allocate a healthCheckNodePort")
 	}
 	turned.Spec.ExternalTrafficPolicy = corev1.ServiceExternalTrafficPolicyCluster
-	back := must(c.CoreV1().Services(ns).Update(ctx, turned, metav1.UpdateOptions{}))
+	back := get(c.CoreV1().Services(ns).Update(ctx, turned, metav1.UpdateOptions{}))(t)
 	if back.Spec.HealthCheckNodePort != 0 {
 		t.Fatalf("turning Cluster must drop the healthCheckNodePort, got %d", back.Spec.HealthCheckNodePort)
 	}

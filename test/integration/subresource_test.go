@@ -27,6 +27,7 @@ func deployment(name string) *appsv1.Deployment {
 }
 
 func TestDeploymentDefaultsGenerationStatusAndScale(t *testing.T) {
+	skipShort(t)
 	// A server without the workload controllers: this test writes status
 	// itself and checks exactly what the API server does with it.
 	s, err := framework.StartWith("", func(o *framework.Options) {
@@ -39,7 +40,7 @@ func TestDeploymentDefaultsGenerationStatusAndScale(t *testing.T) {
 	c := s.Client
 	ns := newNamespace(t, c)
 	ds := c.AppsV1().Deployments(ns)
-	d := must(ds.Create(ctx, deployment("web"), metav1.CreateOptions{}))
+	d := get(ds.Create(ctx, deployment("web"), metav1.CreateOptions{}))(t)
 	if *d.Spec.Replicas != 1 || d.Spec.Strategy.Type != appsv1.RollingUpdateDeploymentStrategyType ||
 		d.Spec.Strategy.RollingUpdate.MaxSurge.StrVal != "25%" || *d.Spec.RevisionHistoryLimit != 10 ||
 		*d.Spec.ProgressDeadlineSeconds != 600 || d.Spec.Template.Spec.RestartPolicy != corev1.RestartPolicyAlways ||
@@ -51,31 +52,31 @@ func TestDeploymentDefaultsGenerationStatusAndScale(t *testing.T) {
 	}
 	// Metadata-only change: generation stays.
 	d.Labels = map[string]string{"x": "y"}
-	d = must(ds.Update(ctx, d, metav1.UpdateOptions{}))
+	d = get(ds.Update(ctx, d, metav1.UpdateOptions{}))(t)
 	if d.Generation != 1 {
 		t.Fatalf("generation after label change = %d", d.Generation)
 	}
 	// Status through the main resource is ignored.
 	d.Status.Replicas = 7
-	d = must(ds.Update(ctx, d, metav1.UpdateOptions{}))
+	d = get(ds.Update(ctx, d, metav1.UpdateOptions{}))(t)
 	if d.Status.Replicas != 0 {
 		t.Fatal("main resource update changed status")
 	}
 	// /status changes status only.
 	d.Status.Replicas = 3
 	d.Spec.Paused = true
-	d = must(ds.UpdateStatus(ctx, d, metav1.UpdateOptions{}))
+	d = get(ds.UpdateStatus(ctx, d, metav1.UpdateOptions{}))(t)
 	if d.Status.Replicas != 3 || d.Spec.Paused {
 		t.Fatalf("status update: replicas=%d paused=%v", d.Status.Replicas, d.Spec.Paused)
 	}
 	// /scale changes spec.replicas and bumps generation.
-	sc := must(ds.GetScale(ctx, "web", metav1.GetOptions{}))
+	sc := get(ds.GetScale(ctx, "web", metav1.GetOptions{}))(t)
 	if sc.Spec.Replicas != 1 || sc.Status.Replicas != 3 || sc.Status.Selector != "app=web" {
 		t.Fatalf("scale: %+v", sc)
 	}
 	sc.Spec.Replicas = 5
-	must(ds.UpdateScale(ctx, "web", sc, metav1.UpdateOptions{}))
-	d = must(ds.Get(ctx, "web", metav1.GetOptions{}))
+	get(ds.UpdateScale(ctx, "web", sc, metav1.UpdateOptions{}))(t)
+	d = get(ds.Get(ctx, "web", metav1.GetOptions{}))(t)
 	if *d.Spec.Replicas != 5 || d.Generation != 2 {
 		t.Fatalf("after scale: replicas=%d generation=%d", *d.Spec.Replicas, d.Generation)
 	}
@@ -92,27 +93,28 @@ func TestDeploymentDefaultsGenerationStatusAndScale(t *testing.T) {
 }
 
 func TestNamespaceLifecycle(t *testing.T) {
+	skipShort(t)
 	c := server.Client
 	_, err := c.CoreV1().ConfigMaps("does-not-exist").Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "x"}}, metav1.CreateOptions{})
 	if !apierrors.IsNotFound(err) || !strings.Contains(err.Error(), `namespaces "does-not-exist" not found`) {
 		t.Fatalf("create in missing namespace: %v", err)
 	}
 	ns := newNamespace(t, c)
-	got := must(c.CoreV1().Namespaces().Get(ctx, ns, metav1.GetOptions{}))
+	got := get(c.CoreV1().Namespaces().Get(ctx, ns, metav1.GetOptions{}))(t)
 	if got.Status.Phase != corev1.NamespaceActive || got.Labels[corev1.LabelMetadataName] != ns ||
 		len(got.Spec.Finalizers) != 1 || got.Spec.Finalizers[0] != corev1.FinalizerKubernetes {
 		t.Fatalf("new namespace: %+v", got)
 	}
 	// Content, one object held by a finalizer so the namespace stays
 	// Terminating until the test lets it go.
-	must(c.CoreV1().ConfigMaps(ns).Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "held",
-		Finalizers: []string{"svcplane.io/hold"}}}, metav1.CreateOptions{}))
-	svc := must(c.CoreV1().Services(ns).Create(ctx, &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: "s"},
-		Spec: corev1.ServiceSpec{Ports: []corev1.ServicePort{{Port: 80}}}}, metav1.CreateOptions{}))
-	must(c.CoreV1().Pods(ns).Create(ctx, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "p"},
-		Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "busybox"}}}}, metav1.CreateOptions{}))
+	get(c.CoreV1().ConfigMaps(ns).Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "held",
+		Finalizers: []string{"svcplane.io/hold"}}}, metav1.CreateOptions{}))(t)
+	svc := get(c.CoreV1().Services(ns).Create(ctx, &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: "s"},
+		Spec: corev1.ServiceSpec{Ports: []corev1.ServicePort{{Port: 80}}}}, metav1.CreateOptions{}))(t)
+	get(c.CoreV1().Pods(ns).Create(ctx, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "p"},
+		Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "busybox"}}}}, metav1.CreateOptions{}))(t)
 	noErr(t, c.CoreV1().Namespaces().Delete(ctx, ns, metav1.DeleteOptions{}))
-	got = must(c.CoreV1().Namespaces().Get(ctx, ns, metav1.GetOptions{}))
+	got = get(c.CoreV1().Namespaces().Get(ctx, ns, metav1.GetOptions{}))(t)
 	if got.Status.Phase != corev1.NamespaceTerminating || got.DeletionTimestamp == nil {
 		t.Fatalf("deleted namespace: phase=%s deletionTimestamp=%v", got.Status.Phase, got.DeletionTimestamp)
 	}
@@ -127,7 +129,7 @@ func TestNamespaceLifecycle(t *testing.T) {
 	if err != nil && !apierrors.IsConflict(err) {
 		t.Fatalf("status update of a terminating namespace: %v", err)
 	}
-	must(c.CoreV1().Namespaces().Get(ctx, ns, metav1.GetOptions{}))
+	get(c.CoreV1().Namespaces().Get(ctx, ns, metav1.GetOptions{}))(t)
 	// The namespace controller deletes the content (the Service gives its
 	// IP back), waits for the held object and says so in the conditions.
 	eventually(t, "the namespace content to be deleted", func() bool {
@@ -140,7 +142,7 @@ func TestNamespaceLifecycle(t *testing.T) {
 		t.Fatalf("IP of a Service deleted with its namespace not released: %v", err)
 	}
 	eventually(t, "the ContentRemaining and FinalizersRemaining conditions", func() bool {
-		got := must(c.CoreV1().Namespaces().Get(ctx, ns, metav1.GetOptions{}))
+		got := get(c.CoreV1().Namespaces().Get(ctx, ns, metav1.GetOptions{}))(t)
 		var remaining, fins string
 		for _, cond := range got.Status.Conditions {
 			switch cond.Type {
@@ -153,26 +155,27 @@ func TestNamespaceLifecycle(t *testing.T) {
 		return remaining == "Some resources are remaining: configmaps. has 1 resource instances" &&
 			fins == "Some finalizers are remaining: svcplane.io/hold in 1 resource instances"
 	})
-	held := must(c.CoreV1().ConfigMaps(ns).Get(ctx, "held", metav1.GetOptions{}))
+	held := get(c.CoreV1().ConfigMaps(ns).Get(ctx, "held", metav1.GetOptions{}))(t)
 	held.Finalizers = nil
-	must(c.CoreV1().ConfigMaps(ns).Update(ctx, held, metav1.UpdateOptions{}))
+	get(c.CoreV1().ConfigMaps(ns).Update(ctx, held, metav1.UpdateOptions{}))(t)
 	eventually(t, "the empty namespace to be finalized and removed", func() bool {
 		_, err := c.CoreV1().Namespaces().Get(ctx, ns, metav1.GetOptions{})
 		return apierrors.IsNotFound(err)
 	})
 	for _, sys := range []string{"default", "kube-system", "kube-public", "kube-node-lease"} {
-		must(c.CoreV1().Namespaces().Get(ctx, sys, metav1.GetOptions{}))
+		get(c.CoreV1().Namespaces().Get(ctx, sys, metav1.GetOptions{}))(t)
 	}
 }
 
 func TestPodBinding(t *testing.T) {
+	skipShort(t)
 	c := server.Client
 	ns := newNamespace(t, c)
-	must(c.CoreV1().Pods(ns).Create(ctx, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "p"},
-		Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "busybox"}}}}, metav1.CreateOptions{}))
+	get(c.CoreV1().Pods(ns).Create(ctx, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "p"},
+		Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "busybox"}}}}, metav1.CreateOptions{}))(t)
 	b := &corev1.Binding{ObjectMeta: metav1.ObjectMeta{Name: "p"}, Target: corev1.ObjectReference{Kind: "Node", Name: "n1"}}
 	noErr(t, c.CoreV1().Pods(ns).Bind(ctx, b, metav1.CreateOptions{}))
-	p := must(c.CoreV1().Pods(ns).Get(ctx, "p", metav1.GetOptions{}))
+	p := get(c.CoreV1().Pods(ns).Get(ctx, "p", metav1.GetOptions{}))(t)
 	if p.Spec.NodeName != "n1" || len(p.Status.Conditions) != 1 || p.Status.Conditions[0].Type != corev1.PodScheduled {
 		t.Fatalf("bound pod: node=%q conditions=%+v", p.Spec.NodeName, p.Status.Conditions)
 	}

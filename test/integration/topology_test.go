@@ -22,6 +22,7 @@ import (
 // PreferClose its own zone, PreferSameNode its node; a Service with fewer
 // endpoints than zones gets none (the insufficient-endpoints safeguard).
 func TestTopologyHints(t *testing.T) {
+	skipShort(t)
 	s, err := framework.StartWith("", nil)
 	if err != nil {
 		t.Fatal(err)
@@ -41,7 +42,7 @@ func TestTopologyHints(t *testing.T) {
 		svc := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: name},
 			Spec: corev1.ServiceSpec{Selector: map[string]string{"app": app}, Ports: []corev1.ServicePort{{Port: 80}}}}
 		mut(svc)
-		must(c.CoreV1().Services(ns).Create(ctx, svc, metav1.CreateOptions{}))
+		get(c.CoreV1().Services(ns).Create(ctx, svc, metav1.CreateOptions{}))(t)
 	}
 	auto := func(s *corev1.Service) { s.Annotations = map[string]string{corev1.AnnotationTopologyMode: "Auto"} }
 	service("auto", "web", auto)
@@ -56,7 +57,7 @@ func TestTopologyHints(t *testing.T) {
 	endpoints := func(svc string, n int) []discoveryv1.Endpoint {
 		var eps []discoveryv1.Endpoint
 		eventually(t, fmt.Sprintf("%d endpoints of %s", n, svc), func() bool {
-			list := must(c.DiscoveryV1().EndpointSlices(ns).List(ctx, metav1.ListOptions{LabelSelector: discoveryv1.LabelServiceName + "=" + svc}))
+			list := get(c.DiscoveryV1().EndpointSlices(ns).List(ctx, metav1.ListOptions{LabelSelector: discoveryv1.LabelServiceName + "=" + svc}))(t)
 			eps = nil
 			for _, sl := range list.Items {
 				eps = append(eps, sl.Endpoints...)
@@ -94,8 +95,8 @@ func TestTopologyHints(t *testing.T) {
 
 func readyNode(t *testing.T, c kubernetes.Interface, name, zone string) {
 	t.Helper()
-	must(c.CoreV1().Nodes().Create(ctx, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name,
-		Labels: map[string]string{corev1.LabelTopologyZone: zone, corev1.LabelHostname: name}}}, metav1.CreateOptions{}))
+	get(c.CoreV1().Nodes().Create(ctx, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name,
+		Labels: map[string]string{corev1.LabelTopologyZone: zone, corev1.LabelHostname: name}}}, metav1.CreateOptions{}))(t)
 	cpu := corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("4"), corev1.ResourcePods: resource.MustParse("110")}
 	// The node IPAM controller writes the new Node too: retry on conflict.
 	noErr(t, retry.RetryOnConflict(retry.DefaultRetry, func() error {
@@ -114,11 +115,11 @@ var podIPs = 0
 
 func readyPod(t *testing.T, c kubernetes.Interface, ns, name, node string, labels map[string]string) {
 	t.Helper()
-	pod := must(c.CoreV1().Pods(ns).Create(ctx, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels},
-		Spec: corev1.PodSpec{NodeName: node, Containers: []corev1.Container{{Name: "c", Image: "nginx"}}}}, metav1.CreateOptions{}))
+	pod := get(c.CoreV1().Pods(ns).Create(ctx, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels},
+		Spec: corev1.PodSpec{NodeName: node, Containers: []corev1.Container{{Name: "c", Image: "nginx"}}}}, metav1.CreateOptions{}))(t)
 	podIPs++
 	ip := fmt.Sprintf("10.250.%d.%d", podIPs/250, podIPs%250+1)
 	pod.Status = corev1.PodStatus{Phase: corev1.PodRunning, PodIP: ip, PodIPs: []corev1.PodIP{{IP: ip}},
 		Conditions: []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue}}}
-	must(c.CoreV1().Pods(ns).UpdateStatus(ctx, pod, metav1.UpdateOptions{}))
+	get(c.CoreV1().Pods(ns).UpdateStatus(ctx, pod, metav1.UpdateOptions{}))(t)
 }

@@ -1,28 +1,30 @@
 package kubectl
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/svcplane/svcplane/internal/testutil"
 )
 
 // eventually polls get until it returns want (trimmed) or 30 s pass.
 func (c k) eventually(want string, get ...string) {
 	c.t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	got := strings.TrimSpace(c.ok(get...))
-	for ; got != want; got = strings.TrimSpace(c.ok(get...)) {
-		if time.Now().After(deadline) {
-			c.t.Fatalf("kubectl %s: %q after 30 s, want %q", strings.Join(get, " "), got, want)
+	testutil.EventuallyErr(c.t, 30*time.Second, "kubectl "+strings.Join(get, " "), func() error {
+		if got := strings.TrimSpace(c.ok(get...)); got != want {
+			return fmt.Errorf("%q, want %q", got, want)
 		}
-		time.Sleep(200 * time.Millisecond)
-	}
+		return nil
+	})
 }
 
 func count(out string) int { return len(strings.Fields(out)) }
 
 // TestScaleUpAndDown scales a Deployment 3 → 10 → 2 through kubectl.
 func TestScaleUpAndDown(t *testing.T) {
+	skipShort(t)
 	c := namespace(t, "scaling")
 	c.deploy("web", 3)
 	c.ok("rollout", "status", "deployment/web", "--timeout=60s")
@@ -31,13 +33,12 @@ func TestScaleUpAndDown(t *testing.T) {
 		contains(t, "rollout status after scale to "+n, c.ok("rollout", "status", "deployment/web", "--timeout=60s"), "successfully rolled out")
 		c.eventually(n, "get", "deployment", "web", "-o", "jsonpath={.status.availableReplicas}")
 		c.eventually(n, "get", "rs", "-o", "jsonpath={.items[0].spec.replicas}")
-		deadline := time.Now().Add(30 * time.Second)
-		for got := count(c.ok("get", "pods", "-o", "name")); got != atoi(n); got = count(c.ok("get", "pods", "-o", "name")) {
-			if time.Now().After(deadline) {
-				t.Fatalf("%d pods 30 s after scaling to %s", got, n)
+		testutil.EventuallyErr(t, 30*time.Second, n+" pods after scaling to "+n, func() error {
+			if got := count(c.ok("get", "pods", "-o", "name")); got != atoi(n) {
+				return fmt.Errorf("%d pods", got)
 			}
-			time.Sleep(200 * time.Millisecond)
-		}
+			return nil
+		})
 	}
 }
 
@@ -51,6 +52,7 @@ func atoi(s string) int {
 
 // TestDeleteCascadeModes deletes a Deployment with each --cascade mode.
 func TestDeleteCascadeModes(t *testing.T) {
+	skipShort(t)
 	c := namespace(t, "cascade")
 	deploy := func(name string) {
 		c.deploy(name, 2)
@@ -87,6 +89,7 @@ func TestDeleteCascadeModes(t *testing.T) {
 // TestDeleteNamespaceWithContent deletes a namespace full of objects; it
 // and all of them go.
 func TestDeleteNamespaceWithContent(t *testing.T) {
+	skipShort(t)
 	root := k{t: t, bin: "kubectl"}
 	c := namespace(t, "full")
 	c.deploy("web", 3)
@@ -106,6 +109,7 @@ func TestDeleteNamespaceWithContent(t *testing.T) {
 // TestRolloutPauseResume: a paused Deployment takes template changes
 // without rolling them out; resume rolls them out.
 func TestRolloutPauseResume(t *testing.T) {
+	skipShort(t)
 	c := namespace(t, "pausing")
 	c.deploy("web", 2)
 	c.ok("rollout", "status", "deployment/web", "--timeout=60s")
@@ -127,6 +131,7 @@ func TestRolloutPauseResume(t *testing.T) {
 // the simulated nodes as they turn ready and unready, terminate (serving,
 // not ready) and go.
 func TestEndpointSlicesFollowPods(t *testing.T) {
+	skipShort(t)
 	c := namespace(t, "slices")
 	c.deploy("web", 3)
 	c.ok("rollout", "status", "deployment/web", "--timeout=60s")
@@ -145,17 +150,14 @@ func TestEndpointSlicesFollowPods(t *testing.T) {
 	}
 	waitFor := func(what string, ok func(map[string]string) bool) map[string]string {
 		t.Helper()
-		deadline := time.Now().Add(30 * time.Second)
-		for {
-			m := slices()
-			if ok(m) {
-				return m
+		var m map[string]string
+		testutil.EventuallyErr(t, 30*time.Second, what, func() error {
+			if m = slices(); !ok(m) {
+				return fmt.Errorf("slice endpoints are %v", m)
 			}
-			if time.Now().After(deadline) {
-				t.Fatalf("%s: slice endpoints are %v after 30 s", what, m)
-			}
-			time.Sleep(200 * time.Millisecond)
-		}
+			return nil
+		})
+		return m
 	}
 	all := func(cond string, n int) func(map[string]string) bool {
 		return func(m map[string]string) bool {

@@ -4,6 +4,7 @@
 // client- and server-side apply, patches, label/annotate, replace, scale,
 // explain, validation errors, chunked lists, watch, delete and version.
 //
-// Under `go test -short` the package does nothing. Without kubectl on PATH
-// it fails.
+// Under `go test -short` it starts nothing and every test reports SKIP
+// with the reason. Without kubectl on PATH it fails. Waits poll through
+// internal/testutil.
 package kubectl

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"maps"
 	"os/exec"
 	"slices"
@@ -11,6 +12,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/svcplane/svcplane/internal/testutil"
 )
 
 const webYAML = `apiVersion: v1
@@ -47,6 +50,7 @@ func cmYAML(name, value string) string {
 }
 
 func TestKubectl(t *testing.T) {
+	skipShort(t)
 	bins := kubectlBinaries(t)
 	versions := slices.Sorted(maps.Keys(bins))
 	slices.Reverse(versions) // newest first
@@ -207,16 +211,15 @@ func (b *syncBuffer) String() string {
 	return b.buf.String()
 }
 
-// waitFor polls until the buffer contains s or ctx ends.
+// waitFor polls until the buffer contains s or ctx's deadline passes.
 func (b *syncBuffer) waitFor(ctx context.Context, s string) bool {
-	for !strings.Contains(b.String(), s) {
-		select {
-		case <-ctx.Done():
-			return false
-		case <-time.After(50 * time.Millisecond):
+	deadline, _ := ctx.Deadline()
+	return testutil.Poll(time.Until(deadline), func() error {
+		if !strings.Contains(b.String(), s) {
+			return errors.New("not printed yet")
 		}
-	}
-	return true
+		return nil
+	}) == nil
 }
 
 // hasRow reports whether a line of table output has exactly the given fields.

@@ -13,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/svcplane/svcplane/internal/testutil"
 )
 
 var (
@@ -23,7 +25,9 @@ var (
 func TestMain(m *testing.M) {
 	flag.Parse()
 	if testing.Short() {
-		os.Exit(0)
+		// No binary, no server: every test says SKIP (skipShort).
+		fmt.Println("test/kubectl: -short: no server started; every test skips")
+		os.Exit(m.Run())
 	}
 	code, err := run(m)
 	if err != nil {
@@ -96,6 +100,13 @@ func run(m *testing.M) (int, error) {
 	return code, nil
 }
 
+// skipShort skips t under -short: every test here drives the kubectl
+// binaries against a built svcplane server.
+func skipShort(t *testing.T) {
+	t.Helper()
+	testutil.SkipShort(t, "kubectl test: needs the kubectl binaries and a built svcplane server")
+}
+
 // simNodes are the simulated nodes the tests' pods run on.
 const simNodes = 3
 
@@ -113,16 +124,19 @@ func startNodes(bin, dir string) (*exec.Cmd, error) {
 		return nil, err
 	}
 	want := strings.Repeat("True ", simNodes)
-	var out []byte
-	for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
-		out, _ = exec.Command("kubectl", "--kubeconfig", kubeconfig, "get", "nodes", "-o",
+	err = testutil.Poll(60*time.Second, func() error {
+		out, _ := exec.Command("kubectl", "--kubeconfig", kubeconfig, "get", "nodes", "-o",
 			`jsonpath={range .items[*]}{.status.conditions[?(@.type=="Ready")].status} {end}`).Output()
-		if string(out) == want {
-			return agent, nil
+		if string(out) != want {
+			return fmt.Errorf("Ready conditions %q, want %q", out, want)
 		}
+		return nil
+	})
+	if err != nil {
+		_ = agent.Process.Kill()
+		return nil, fmt.Errorf("simulated nodes not Ready: %v; agent log:\n%s", err, tail(logf.Name()))
 	}
-	_ = agent.Process.Kill()
-	return nil, fmt.Errorf("simulated nodes not Ready after 60s (%q); agent log:\n%s", out, tail(logf.Name()))
+	return agent, nil
 }
 
 func waitReady(timeout time.Duration) error {
@@ -130,14 +144,16 @@ func waitReady(timeout time.Duration) error {
 	if err != nil {
 		return fmt.Errorf("kubectl is not on PATH: the kubectl tests need it")
 	}
-	var out []byte
-	for deadline := time.Now().Add(timeout); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
-		out, err = exec.Command(kubectl, "--kubeconfig", kubeconfig, "get", "--raw", "/readyz").CombinedOutput()
-		if err == nil {
-			return nil
+	err = testutil.Poll(timeout, func() error {
+		if out, err := exec.Command(kubectl, "--kubeconfig", kubeconfig, "get", "--raw", "/readyz").CombinedOutput(); err != nil {
+			return fmt.Errorf("%v %s", err, out)
 		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("/readyz not ok: %v", err)
 	}
-	return fmt.Errorf("/readyz not ok after %s: %v %s", timeout, err, out)
+	return nil
 }
 
 func repoRoot() string {

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/svcplane/svcplane/internal/testutil"
 )
 
 // namespace creates a namespace for one test and returns kubectl in it.
@@ -36,6 +38,7 @@ spec:
 // TestRollout drives kubectl's rollout commands against the Deployment and
 // ReplicaSet controllers, the scheduler and the simulated nodes.
 func TestRollout(t *testing.T) {
+	skipShort(t)
 	c := namespace(t, "rollout")
 	c.deploy("web", 3)
 	contains(t, "rollout status", c.ok("rollout", "status", "deployment/web", "--timeout=60s"), "successfully rolled out")
@@ -60,11 +63,10 @@ func TestRollout(t *testing.T) {
 	// Deleting the Deployment takes its ReplicaSets and pods with it
 	// (background cascade, the garbage collector).
 	c.ok("delete", "deployment", "web")
-	deadline := time.Now().Add(30 * time.Second)
-	for left := c.ok("get", "rs,pods", "-o", "name"); left != ""; left = c.ok("get", "rs,pods", "-o", "name") {
-		if time.Now().After(deadline) {
-			t.Fatalf("30 s after deleting the Deployment these remain:\n%s", left)
+	testutil.EventuallyErr(t, 30*time.Second, "the Deployment's ReplicaSets and pods to go", func() error {
+		if left := c.ok("get", "rs,pods", "-o", "name"); left != "" {
+			return fmt.Errorf("these remain:\n%s", left)
 		}
-		time.Sleep(200 * time.Millisecond)
-	}
+		return nil
+	})
 }

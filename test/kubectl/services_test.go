@@ -17,6 +17,7 @@ const (
 // same YAML keeps the allocated values. It runs after TestKubectl and fills
 // the ClusterIP range at its end.
 func TestServiceAllocationErrors(t *testing.T) {
+	skipShort(t)
 	c := k{t: t, bin: "kubectl", ns: "alloc"}
 	k{t: t, bin: "kubectl"}.ok("create", "namespace", "alloc")
 	c.ok("create", "service", "clusterip", "fixed", "--tcp=80", "--clusterip=10.96.0.200")

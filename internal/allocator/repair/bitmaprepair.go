@@ -43,8 +43,17 @@ func NewBitmapRepair(client kubernetes.Interface, store rangestore.Interface, ki
 	return &BitmapRepair{client: client, store: store, kind: kind, recorder: rec, leaked: leaks[uint64]{}}
 }
 
-// RunOnce makes one pass.
+// RunOnce makes one pass. It reads the map before the Services (as
+// upstream's repair takes its snapshot first): a value set then and clear
+// when the pass writes was released while the pass ran (its Service deleted
+// after the list was served), so the pass leaves it free instead of taking
+// it back. (A Service created and deleted between the two reads can still
+// be taken back; the leak check frees it three passes later.)
 func (r *BitmapRepair) RunOnce(ctx context.Context) error {
+	before, err := r.store.Get(ctx)
+	if err != nil {
+		return fmt.Errorf("unable to read the %s block: %w", r.kind.Noun, err)
+	}
 	list, err := r.client.CoreV1().Services(metav1.NamespaceAll).List(ctx, metav1.ListOptions{})
 	if err != nil {
 		return fmt.Errorf("unable to refresh the %s block: %w", r.kind.Noun, err)
@@ -69,6 +78,9 @@ func (r *BitmapRepair) RunOnce(ctx context.Context) error {
 		// reads the leak counts; they change after the write succeeds.
 		seen, freed = map[uint64]bool{}, map[uint64]bool{}
 		for off, svc := range owner {
+			if before.Has(off) && !b.Has(off) {
+				continue // released during this pass
+			}
 			if b.Set(off) {
 				r.recorder.Warn(svc, r.kind.Reason+"NotAllocated", fmt.Sprintf("%s %s is not allocated; repairing", r.kind.Noun, textOf(r.kind, svc, off)))
 			}

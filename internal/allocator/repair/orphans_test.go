@@ -11,12 +11,12 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes/fake"
 	testingclock "k8s.io/utils/clock/testing"
 
 	"github.com/svcplane/svcplane/internal/allocator/ipallocator"
+	"github.com/svcplane/svcplane/internal/testutil"
 )
 
 func ipAddressFor(ip, ns, name string, created time.Time) *networkingv1.IPAddress {
@@ -62,11 +62,7 @@ func TestOrphanControllerFreesLeaksAfterGrace(t *testing.T) {
 	}
 	eventually := func(what string, cond func() bool) {
 		t.Helper()
-		if err := wait.PollUntilContextTimeout(ctx, time.Millisecond, 10*time.Second, true, func(context.Context) (bool, error) {
-			return cond(), nil
-		}); err != nil {
-			t.Fatalf("%s: %v", what, err)
-		}
+		testutil.Eventually(t, 10*time.Second, what, cond)
 	}
 	// The young leak waits for its grace period (a requeue on the clock).
 	eventually("the young leak scheduled", clk.HasWaiters)

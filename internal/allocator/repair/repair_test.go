@@ -12,6 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes/fake"
+	k8stesting "k8s.io/client-go/testing"
 	testingclock "k8s.io/utils/clock/testing"
 
 	"github.com/svcplane/svcplane/internal/allocator/bitmap"
@@ -147,5 +148,32 @@ func TestIPAddressRepair(t *testing.T) {
 	}
 	if !exists("10.96.0.98") {
 		t.Fatal("IPAddresses not managed by the service allocator must be left alone")
+	}
+}
+
+// TestBitmapRepairDoesNotRetakeAReleaseItRaced: a Service is deleted and its
+// port released while a pass runs, after the pass listed the Service but
+// before it wrote the map. The pass must not mark the port allocated again
+// (it would stay taken for three more passes, 9 minutes by default).
+func TestBitmapRepairDoesNotRetakeAReleaseItRaced(t *testing.T) {
+	client := fake.NewClientset(nodePortService("a", "going", 30030), nodePortService("a", "stays", 30040))
+	store := rangestore.NewMemory(100)
+	_ = store.Update(ctx, func(b *bitmap.Bitmap) error { b.Set(30); b.Set(40); return nil })
+	client.PrependReactor("list", "services", func(k8stesting.Action) (bool, runtime.Object, error) {
+		// The delete of "going" commits and its port is released while
+		// this (already consistent) list is on its way to the pass.
+		_ = store.Update(ctx, func(b *bitmap.Bitmap) error { b.Clear(30); return nil })
+		return false, nil, nil
+	})
+	rec := &fakeRecorder{}
+	if err := NewBitmapRepair(client, store, portKind, rec).RunOnce(ctx); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := store.Get(ctx)
+	if b.Has(30) {
+		t.Error("the pass took back port 30030, released while it ran")
+	}
+	if !b.Has(40) {
+		t.Error("the pass freed port 30040 of a Service that still exists")
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	testingclock "k8s.io/utils/clock/testing"
+
+	"github.com/svcplane/svcplane/internal/testutil"
 )
 
 // TestRunPassesFastThenInterval: after the first pass (the caller's), the
@@ -22,9 +24,8 @@ func TestRunPassesFastThenInterval(t *testing.T) {
 	})
 	want := []time.Duration{20 * time.Second, 40 * time.Second, 220 * time.Second, 400 * time.Second}
 	for _, at := range want {
-		for !clk.HasWaiters() { // the loop registers its timer on its own
-			time.Sleep(time.Millisecond)
-		}
+		// The loop registers its timer on its own goroutine.
+		testutil.Eventually(t, 10*time.Second, "the loop to wait on its timer", clk.HasWaiters)
 		clk.SetTime(start.Add(at - time.Nanosecond))
 		if !clk.HasWaiters() {
 			t.Fatalf("a pass ran before %v", at)

@@ -12,6 +12,8 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
 	testingclock "k8s.io/utils/clock/testing"
+
+	"github.com/svcplane/svcplane/internal/testutil"
 )
 
 func TestSyncCreatesReadyAndRunRecreates(t *testing.T) {
@@ -35,17 +37,9 @@ func TestSyncCreatesReadyAndRunRecreates(t *testing.T) {
 	if err := client.NetworkingV1().ServiceCIDRs().Delete(ctx, Name, metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	for !clk.HasWaiters() {
-		time.Sleep(time.Millisecond)
-	}
+	testutil.Eventually(t, 5*time.Second, "the loop to wait on its interval", clk.HasWaiters)
 	clk.Step(Interval)
-	deadline := time.Now().Add(5 * time.Second)
-	for !check() {
-		if time.Now().After(deadline) {
-			t.Fatal("default ServiceCIDR not re-created after one interval")
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	testutil.Eventually(t, 5*time.Second, "the default ServiceCIDR re-created after one interval", check)
 }
 
 // TestSyncToleratesAnotherServerCreatingFirst: between this server's Get

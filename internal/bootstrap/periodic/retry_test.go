@@ -7,6 +7,8 @@ import (
 	"time"
 
 	testingclock "k8s.io/utils/clock/testing"
+
+	"github.com/svcplane/svcplane/internal/testutil"
 )
 
 func TestUntilRetriesWithBackoffUntilSuccess(t *testing.T) {
@@ -28,9 +30,7 @@ func TestUntilRetriesWithBackoffUntilSuccess(t *testing.T) {
 	// (HasWaiters is polled: the goroutine registers its timer on its own.)
 	for i, wait := range []time.Duration{100, 200, 400} {
 		<-calls
-		for !clk.HasWaiters() {
-			time.Sleep(time.Millisecond)
-		}
+		testutil.Eventually(t, 10*time.Second, "the retry to wait on its backoff", clk.HasWaiters)
 		clk.Step(wait*time.Millisecond - time.Nanosecond)
 		if !clk.HasWaiters() {
 			t.Fatalf("retry %d was released before its %v backoff", i+1, wait*time.Millisecond)

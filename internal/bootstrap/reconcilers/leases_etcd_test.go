@@ -14,6 +14,7 @@ import (
 	"k8s.io/apiserver/pkg/storage/storagebackend"
 
 	"github.com/svcplane/svcplane/internal/etcd"
+	"github.com/svcplane/svcplane/internal/testutil"
 )
 
 // TestEtcdLeaseOutlivesItsTTLWhileRefreshed runs the lease store on a real
@@ -56,16 +57,22 @@ func TestEtcdLeaseOutlivesItsTTLWhileRefreshed(t *testing.T) {
 	watch := ec.Watch(ctx, "/registry"+LeasePrefix, clientv3.WithPrefix())
 
 	const ip = "10.0.0.1"
-	for end := time.Now().Add(3500 * time.Millisecond); time.Now().Before(end); time.Sleep(500 * time.Millisecond) {
+	// Seven refreshes 500 ms apart keep the 1 s lease alive for 3.5 s (etcd
+	// expires it on its own clock: this part cannot run on a fake one).
+	refresh := time.NewTicker(500 * time.Millisecond)
+	defer refresh.Stop()
+	for i := 0; i < 7; i++ {
 		if err := leases.Update(ctx, ip); err != nil {
 			t.Fatal(err)
 		}
 		if ips, err := leases.List(ctx); err != nil || len(ips) != 1 {
 			t.Fatalf("right after a refresh the lease list is %v (%v)", ips, err)
 		}
+		<-refresh.C
 	}
 	puts, deletes := 0, 0
-	drain := func(until time.Time) {
+	// drain counts the watch events that have arrived.
+	drain := func() {
 		for {
 			select {
 			case r := <-watch:
@@ -76,18 +83,19 @@ func TestEtcdLeaseOutlivesItsTTLWhileRefreshed(t *testing.T) {
 						puts++
 					}
 				}
-			case <-time.After(time.Until(until)):
+			default:
 				return
 			}
 		}
 	}
-	drain(time.Now().Add(200 * time.Millisecond))
-	if deletes != 0 || puts < 6 {
+	testutil.Eventually(t, 5*time.Second, "every refresh seen by the watch", func() bool { drain(); return puts >= 7 })
+	if deletes != 0 {
 		t.Fatalf("while refreshed: %d puts, %d deletes; want every refresh written and no delete", puts, deletes)
 	}
+	refreshed := puts
 	// etcd expires a lease within about a second after its TTL.
-	drain(time.Now().Add(4 * time.Second))
-	if deletes != 1 {
-		t.Fatalf("after refreshes stopped: %d deletes, want the key expired once", deletes)
+	testutil.Eventually(t, 5*time.Second, "the key to expire", func() bool { drain(); return deletes > 0 })
+	if deletes != 1 || puts != refreshed {
+		t.Fatalf("after refreshes stopped: %d more puts, %d deletes; want none and the key expired once", puts-refreshed, deletes)
 	}
 }

@@ -8,6 +8,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes/fake"
 	testingclock "k8s.io/utils/clock/testing"
+
+	"github.com/svcplane/svcplane/internal/testutil"
 )
 
 func TestSyncCreatesMissingAndRunRecreates(t *testing.T) {
@@ -28,18 +30,10 @@ func TestSyncCreatesMissingAndRunRecreates(t *testing.T) {
 		t.Fatal(err)
 	}
 	go c.Run(ctx)
-	for !clk.HasWaiters() {
-		time.Sleep(time.Millisecond)
-	}
+	testutil.Eventually(t, 5*time.Second, "the loop to wait on its interval", clk.HasWaiters)
 	clk.Step(Interval)
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		if _, err := client.CoreV1().Namespaces().Get(ctx, "kube-public", metav1.GetOptions{}); err == nil {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("kube-public was not re-created after one interval")
-		}
-		time.Sleep(time.Millisecond)
-	}
+	testutil.Eventually(t, 5*time.Second, "kube-public re-created after one interval", func() bool {
+		_, err := client.CoreV1().Namespaces().Get(ctx, "kube-public", metav1.GetOptions{})
+		return err == nil
+	})
 }

@@ -13,6 +13,8 @@ import (
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes/fake"
 	clienttesting "k8s.io/client-go/testing"
+
+	"github.com/svcplane/svcplane/internal/testutil"
 )
 
 type fixture struct {
@@ -21,7 +23,7 @@ type fixture struct {
 	c      *Controller
 }
 
-func newFixture(objs ...runtime.Object) *fixture {
+func newFixture(t testing.TB, objs ...runtime.Object) *fixture {
 	client := fake.NewClientset(objs...)
 	// The server turns generateName into a name; the fake does not.
 	n := 0
@@ -35,13 +37,14 @@ func newFixture(objs ...runtime.Object) *fixture {
 	inf := informers.NewSharedInformerFactory(client, 0)
 	c := New(client, inf.Core().V1().Services(), inf.Core().V1().Endpoints(), inf.Discovery().V1().EndpointSlices())
 	f := &fixture{client: client, inf: inf, c: c}
-	f.refresh()
+	f.refresh(t)
 	return f
 }
 
 // refresh loads the listers from the fake's current objects (what the
 // informers would show after the controller's own writes).
-func (f *fixture) refresh() {
+func (f *fixture) refresh(t testing.TB) {
+	t.Helper()
 	ctx := context.Background()
 	fill := func(idx interface {
 		Replace([]interface{}, string) error
@@ -49,26 +52,19 @@ func (f *fixture) refresh() {
 		_ = idx.Replace(items, "")
 	}
 	var svcs, eps, slices []interface{}
-	for _, s := range must(f.client.CoreV1().Services("").List(ctx, metav1.ListOptions{})).Items {
+	for _, s := range testutil.Get(f.client.CoreV1().Services("").List(ctx, metav1.ListOptions{}))(t).Items {
 		svcs = append(svcs, s.DeepCopy())
 	}
-	for _, e := range must(f.client.CoreV1().Endpoints("").List(ctx, metav1.ListOptions{})).Items {
+	for _, e := range testutil.Get(f.client.CoreV1().Endpoints("").List(ctx, metav1.ListOptions{}))(t).Items {
 		eps = append(eps, e.DeepCopy())
 	}
-	for _, s := range must(f.client.DiscoveryV1().EndpointSlices("").List(ctx, metav1.ListOptions{})).Items {
+	for _, s := range testutil.Get(f.client.DiscoveryV1().EndpointSlices("").List(ctx, metav1.ListOptions{}))(t).Items {
 		slices = append(slices, s.DeepCopy())
 	}
 	fill(f.inf.Core().V1().Services().Informer().GetIndexer(), svcs)
 	fill(f.inf.Core().V1().Endpoints().Informer().GetIndexer(), eps)
 	fill(f.inf.Discovery().V1().EndpointSlices().Informer().GetIndexer(), slices)
 	f.client.ClearActions()
-}
-
-func must[T any](v T, err error) T {
-	if err != nil {
-		panic(err)
-	}
-	return v
 }
 
 func (f *fixture) sync(t *testing.T) {
@@ -90,8 +86,9 @@ func (f *fixture) verbs() []string {
 
 func (f *fixture) slices(t *testing.T) []discoveryv1.EndpointSlice {
 	t.Helper()
-	return must(f.client.DiscoveryV1().EndpointSlices("ns").List(context.Background(), metav1.ListOptions{
-		LabelSelector: labels.Set{discoveryv1.LabelServiceName: "db", discoveryv1.LabelManagedBy: ControllerName}.String()})).Items
+	return testutil.Get(f.client.DiscoveryV1().EndpointSlices("ns").List(context.Background(), metav1.ListOptions{
+		LabelSelector: labels.Set{discoveryv1.LabelServiceName: "db", discoveryv1.LabelManagedBy: ControllerName}.String()}))(t).
+		Items
 }
 
 func selectorless() *corev1.Service {
@@ -111,7 +108,7 @@ func endpoints(ready, notReady []string) *corev1.Endpoints {
 }
 
 func TestMirrorsPerFamilyAndFollowsChangesInPlace(t *testing.T) {
-	f := newFixture(selectorless(), endpoints([]string{"10.1.0.1", "fd00::1"}, []string{"10.1.0.2"}))
+	f := newFixture(t, selectorless(), endpoints([]string{"10.1.0.1", "fd00::1"}, []string{"10.1.0.2"}))
 	f.sync(t)
 	got := f.slices(t)
 	if len(got) != 2 {
@@ -125,7 +122,7 @@ func TestMirrorsPerFamilyAndFollowsChangesInPlace(t *testing.T) {
 			t.Errorf("IPv4 slice endpoints %+v, want 10.1.0.1 ready and 10.1.0.2 not", s.Endpoints)
 		}
 	}
-	f.refresh()
+	f.refresh(t)
 	f.sync(t)
 	if v := f.verbs(); len(v) != 0 {
 		t.Fatalf("an unchanged Endpoints must write nothing, got %v", v)
@@ -133,8 +130,8 @@ func TestMirrorsPerFamilyAndFollowsChangesInPlace(t *testing.T) {
 
 	// A new address updates the IPv4 slice in place, under its name.
 	names := map[string]bool{got[0].Name: true, got[1].Name: true}
-	must(f.client.CoreV1().Endpoints("ns").Update(context.Background(), endpoints([]string{"10.1.0.1", "10.1.0.3", "fd00::1"}, []string{"10.1.0.2"}), metav1.UpdateOptions{}))
-	f.refresh()
+	testutil.Get(f.client.CoreV1().Endpoints("ns").Update(context.Background(), endpoints([]string{"10.1.0.1", "10.1.0.3", "fd00::1"}, []string{"10.1.0.2"}), metav1.UpdateOptions{}))(t)
+	f.refresh(t)
 	f.sync(t)
 	if v := f.verbs(); len(v) != 1 || v[0] != "update" {
 		t.Fatalf("writes %v, want one update", v)
@@ -149,14 +146,14 @@ func TestMirrorsPerFamilyAndFollowsChangesInPlace(t *testing.T) {
 func TestSelectorServicesAndSkipMirrorAreNotMirrored(t *testing.T) {
 	svc := selectorless()
 	svc.Spec.Selector = map[string]string{"app": "db"}
-	f := newFixture(svc, endpoints([]string{"10.1.0.1"}, nil))
+	f := newFixture(t, svc, endpoints([]string{"10.1.0.1"}, nil))
 	f.sync(t)
 	if n := len(f.slices(t)); n != 0 {
 		t.Fatalf("a selector Service's Endpoints are the endpoints controller's: %d mirrored", n)
 	}
 	ep := endpoints([]string{"10.1.0.1"}, nil)
 	ep.Labels = map[string]string{discoveryv1.LabelSkipMirror: "true"}
-	f = newFixture(selectorless(), ep)
+	f = newFixture(t, selectorless(), ep)
 	f.sync(t)
 	if n := len(f.slices(t)); n != 0 {
 		t.Fatalf("skip-mirror: %d mirrored", n)
@@ -164,12 +161,12 @@ func TestSelectorServicesAndSkipMirrorAreNotMirrored(t *testing.T) {
 }
 
 func TestSlicesGoWithTheService(t *testing.T) {
-	f := newFixture(selectorless(), endpoints([]string{"10.1.0.1"}, nil))
+	f := newFixture(t, selectorless(), endpoints([]string{"10.1.0.1"}, nil))
 	f.sync(t)
 	if err := f.client.CoreV1().Services("ns").Delete(context.Background(), "db", metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	f.refresh()
+	f.refresh(t)
 	f.sync(t)
 	if n := len(f.slices(t)); n != 0 {
 		t.Fatalf("%d slices left after the Service went", n)

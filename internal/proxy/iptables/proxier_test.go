@@ -3,7 +3,6 @@ package iptables
 import (
 	"context"
 	"errors"
-	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/svcplane/svcplane/internal/proxy"
 	"github.com/svcplane/svcplane/internal/proxy/proxytest"
+	"github.com/svcplane/svcplane/internal/testutil"
 )
 
 func webSnap(endpoints ...string) *proxy.Snapshot {
@@ -358,9 +358,7 @@ func TestMonitorResyncsAfterAFlush(t *testing.T) {
 		Monitor(ctx, clk, time.Minute, p, func() { resynced <- struct{}{} })
 		close(done)
 	}()
-	for !clk.HasWaiters() {
-		runtime.Gosched()
-	}
+	testutil.Eventually(t, 10*time.Second, "the monitor to wait on its interval", clk.HasWaiters)
 	fake.FlushAll()
 	clk.Step(time.Minute)
 	<-resynced

@@ -28,9 +28,11 @@ func newTestProxier(cfg Config, fake *Fake, snap **proxy.Snapshot) *Proxier {
 	return NewProxier(cfg, fake, func() *proxy.Snapshot { return *snap }, nil)
 }
 
-// TestScenariosFullSync installs each scenario with one full sync.
+// TestScenariosFullSync installs each scenario with one full sync, checks
+// its packet fates and compares the tables with
+// testdata/scenarios/<scenario>.rules (go test -update rewrites them).
 func TestScenariosFullSync(t *testing.T) {
-	for _, sc := range proxytest.Scenarios() {
+	for _, sc := range proxytest.Scenarios(t) {
 		t.Run(sc.Name, func(t *testing.T) {
 			fake := NewFake()
 			snap := proxytest.Snapshot(proxy.IPv4, sc.Objects...)
@@ -38,6 +40,7 @@ func TestScenariosFullSync(t *testing.T) {
 				t.Fatal(err)
 			}
 			runChecks(t, fake, sc.Checks)
+			proxytest.Golden(t, "scenarios/"+sc.File+".rules", fake.Dump())
 		})
 	}
 }
@@ -46,7 +49,7 @@ func TestScenariosFullSync(t *testing.T) {
 // a partial restore, then removes everything again: the tables must end up
 // as a fresh full sync of nothing leaves them.
 func TestScenariosPartial(t *testing.T) {
-	for _, sc := range proxytest.Scenarios() {
+	for _, sc := range proxytest.Scenarios(t) {
 		t.Run(sc.Name, func(t *testing.T) {
 			empty := proxytest.Snapshot(proxy.IPv4)
 			cur := empty

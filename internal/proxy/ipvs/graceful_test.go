@@ -3,7 +3,6 @@ package ipvs
 import (
 	"context"
 	"net/netip"
-	"runtime"
 	"slices"
 	"strconv"
 	"testing"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/svcplane/svcplane/internal/proxy"
 	"github.com/svcplane/svcplane/internal/proxy/proxytest"
+	"github.com/svcplane/svcplane/internal/testutil"
 )
 
 const drainEvery = 30 * time.Second
@@ -216,9 +216,7 @@ func TestRunGracefulTermination(t *testing.T) {
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan struct{})
 	go func() { defer close(done); d.p.RunGracefulTermination(ctx) }()
-	for !d.clk.HasWaiters() {
-		runtime.Gosched()
-	}
+	testutil.Eventually(t, 10*time.Second, "the drain loop to wait on its ticker", d.clk.HasWaiters)
 	d.clk.Step(drainEvery)
 	<-checked
 	d.expect(t, "first tick, connected", webVS, []string{"10.244.1.2:8080=1", "10.244.2.3:8080=0"},

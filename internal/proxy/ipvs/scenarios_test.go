@@ -1,6 +1,10 @@
 package ipvs
 
 import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/svcplane/svcplane/internal/proxy"
@@ -55,6 +59,40 @@ func (f *fakes) tracer(t *testing.T) *proxytest.IPVSTracer {
 	return tr
 }
 
+// dump is the fakes' state as text: virtual servers with their real
+// servers, ipset entries, the addresses bound to the dummy interface, and
+// the iptables rules.
+func (f *fakes) dump() string {
+	var b strings.Builder
+	b.WriteString("# virtual servers\n")
+	vss, _ := f.handle.GetVirtualServers()
+	slices.SortFunc(vss, func(x, y *VirtualServer) int { return strings.Compare(x.Key(), y.Key()) })
+	for _, vs := range vss {
+		fmt.Fprintf(&b, "%s %s", vs.Key(), vs.Scheduler)
+		if vs.Flags&FlagPersistent != 0 {
+			fmt.Fprintf(&b, " persistent %ds", vs.Timeout)
+		}
+		b.WriteString("\n")
+		reals, _ := f.handle.GetRealServers(vs)
+		slices.SortFunc(reals, func(x, y *RealServer) int { return strings.Compare(x.Key(), y.Key()) })
+		for _, r := range reals {
+			fmt.Fprintf(&b, "  -> %s weight %d\n", r.Key(), r.Weight)
+		}
+	}
+	b.WriteString("# ipsets\n")
+	sets := f.sets.Entries()
+	for _, name := range slices.Sorted(maps.Keys(sets)) {
+		fmt.Fprintf(&b, "%s: %s\n", name, strings.Join(sets[name], " "))
+	}
+	var bound []string
+	for _, a := range f.links.Links[DummyInterface] {
+		bound = append(bound, a.String())
+	}
+	slices.Sort(bound)
+	fmt.Fprintf(&b, "# %s\n%s\n# iptables\n%s", DummyInterface, strings.Join(bound, " "), f.ipt.Dump())
+	return b.String()
+}
+
 func configFor(pc proxytest.ProxyConfig) Config {
 	cfg := Config{Family: proxy.IPv4, Scheduler: "rr", MasqueradeAll: pc.MasqueradeAll, ClusterCIDRs: pc.ClusterCIDRs()}
 	return cfg
@@ -73,8 +111,12 @@ func runChecks(t *testing.T, f *fakes, checks []proxytest.Check) {
 	}
 }
 
+// TestScenariosFullSync installs each scenario with one full sync, checks
+// its packet fates and compares the kernel state (virtual servers, ipsets,
+// addresses, iptables) with testdata/scenarios/<scenario>.ipvs (go test
+// -update rewrites them).
 func TestScenariosFullSync(t *testing.T) {
-	for _, sc := range proxytest.Scenarios() {
+	for _, sc := range proxytest.Scenarios(t) {
 		t.Run(sc.Name, func(t *testing.T) {
 			f := newFakes()
 			snap := proxytest.Snapshot(proxy.IPv4, sc.Objects...)
@@ -82,14 +124,16 @@ func TestScenariosFullSync(t *testing.T) {
 				t.Fatal(err)
 			}
 			runChecks(t, f, sc.Checks)
+			proxytest.Golden(t, "scenarios/"+sc.File+".ipvs", f.dump())
 		})
 	}
 }
 
 // TestScenariosPartial reaches each scenario from nothing through a
-// partial sync and goes back: the fakes must end as they started.
+// partial sync (the same fates, the same state as the full sync's golden
+// file) and goes back: the fakes must end as they started.
 func TestScenariosPartial(t *testing.T) {
-	for _, sc := range proxytest.Scenarios() {
+	for _, sc := range proxytest.Scenarios(t) {
 		t.Run(sc.Name, func(t *testing.T) {
 			f := newFakes()
 			empty := proxytest.Snapshot(proxy.IPv4)
@@ -103,6 +147,7 @@ func TestScenariosPartial(t *testing.T) {
 				t.Fatal(err)
 			}
 			runChecks(t, f, sc.Checks)
+			proxytest.Golden(t, "scenarios/"+sc.File+".ipvs", f.dump())
 			cur = empty
 			if err := p.SyncProxyRules(false); err != nil {
 				t.Fatal(err)

@@ -22,9 +22,11 @@ func runChecks(t *testing.T, fake *knftables.Fake, checks []proxytest.Check) {
 	}
 }
 
-// TestScenariosFullSync installs each scenario with one full sync.
+// TestScenariosFullSync installs each scenario with one full sync, checks
+// its packet fates and compares the ruleset with
+// testdata/scenarios/<scenario>.nft (go test -update rewrites them).
 func TestScenariosFullSync(t *testing.T) {
-	for _, sc := range proxytest.Scenarios() {
+	for _, sc := range proxytest.Scenarios(t) {
 		t.Run(sc.Name, func(t *testing.T) {
 			fake := knftables.NewFake(knftables.IPv4Family, TableName)
 			snap := proxytest.Snapshot(proxy.IPv4, sc.Objects...)
@@ -33,15 +35,17 @@ func TestScenariosFullSync(t *testing.T) {
 				t.Fatal(err)
 			}
 			runChecks(t, fake, sc.Checks)
+			proxytest.Golden(t, "scenarios/"+sc.File+".nft", fake.Dump())
 		})
 	}
 }
 
 // TestScenariosIncremental reaches each scenario from an empty cluster
-// through an incremental sync, then removes everything again: the table
-// must end up exactly as a fresh full sync of nothing leaves it.
+// through an incremental sync (the same fates, the same ruleset as the full
+// sync's golden file), then removes everything again: the table must end up
+// exactly as a fresh full sync of nothing leaves it.
 func TestScenariosIncremental(t *testing.T) {
-	for _, sc := range proxytest.Scenarios() {
+	for _, sc := range proxytest.Scenarios(t) {
 		t.Run(sc.Name, func(t *testing.T) {
 			cfg := configFor(sc.Config)
 			empty := proxytest.Snapshot(proxy.IPv4)
@@ -57,6 +61,7 @@ func TestScenariosIncremental(t *testing.T) {
 				t.Fatal(err)
 			}
 			runChecks(t, fake, sc.Checks)
+			proxytest.Golden(t, "scenarios/"+sc.File+".nft", fake.Dump())
 			cur = empty
 			if err := p.SyncProxyRules(false); err != nil {
 				t.Fatal(err)

@@ -155,7 +155,7 @@ func sortElementRuns(lines []string) []string {
 func TestCompactScripts(t *testing.T) {
 	fake := knftables.NewFake(knftables.IPv4Family, TableName)
 	batched := 0
-	for _, sc := range proxytest.Scenarios() {
+	for _, sc := range proxytest.Scenarios(t) {
 		cfg := configFor(sc.Config)
 		snap := proxytest.Snapshot(proxy.IPv4, sc.Objects...)
 		empty := Plan(&cfg, proxytest.Snapshot(proxy.IPv4))

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	clocktesting "k8s.io/utils/clock/testing"
+
+	"github.com/svcplane/svcplane/internal/testutil"
 )
 
 func TestSchedule(t *testing.T) {
@@ -66,12 +68,7 @@ func TestLoop(t *testing.T) {
 	}
 	waitTimer := func() {
 		t.Helper()
-		for deadline := time.Now().Add(10 * time.Second); !clk.HasWaiters(); {
-			if time.Now().After(deadline) {
-				t.Fatal("loop never waited on its timer")
-			}
-			<-time.After(time.Millisecond)
-		}
+		testutil.Eventually(t, 10*time.Second, "the loop to wait on its timer", clk.HasWaiters)
 	}
 	wait(true)
 	waitTimer()

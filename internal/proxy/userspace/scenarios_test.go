@@ -27,7 +27,7 @@ func testProxier(t *testing.T, snap **proxy.Snapshot) (*Proxier, *knftables.Fake
 // proxied flow leaves with a node source: masquerading is not compared.
 func TestScenarios(t *testing.T) {
 	local := func(a netip.Addr) bool { return a == netip.MustParseAddr(proxytest.NodeIP) || a.IsLoopback() }
-	for _, sc := range proxytest.Scenarios() {
+	for _, sc := range proxytest.Scenarios(t) {
 		t.Run(sc.Name, func(t *testing.T) {
 			snap := proxytest.Snapshot(proxy.IPv4, sc.Objects...)
 			p, _ := testProxier(t, &snap)

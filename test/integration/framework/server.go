@@ -13,6 +13,7 @@ import (
 
 	"github.com/svcplane/svcplane/internal/apiserver"
 	"github.com/svcplane/svcplane/internal/plane"
+	"github.com/svcplane/svcplane/internal/testutil"
 )
 
 // Server is a running test server: the API server with its controller
@@ -82,22 +83,26 @@ func StartWith(dataDir string, adjust func(*Options)) (*Server, error) {
 }
 
 func (s *Server) waitReady(timeout time.Duration) error {
-	deadline := time.Now().Add(timeout)
-	var last error
-	for time.Now().Before(deadline) {
+	var exited error
+	err := testutil.Poll(timeout, func() error {
 		select {
 		case err := <-s.done:
-			return fmt.Errorf("server exited: %v", err)
+			exited = fmt.Errorf("server exited: %v", err)
+			return nil // no use waiting longer
 		default:
 		}
-		body, err := s.Client.Discovery().RESTClient().Get().AbsPath("/readyz").DoRaw(context.Background())
-		if err == nil {
-			return nil
+		if body, err := s.Client.Discovery().RESTClient().Get().AbsPath("/readyz").DoRaw(context.Background()); err != nil {
+			return fmt.Errorf("%v: %s", err, body)
 		}
-		last = fmt.Errorf("%v: %s", err, body)
-		time.Sleep(50 * time.Millisecond)
+		return nil
+	})
+	if exited != nil {
+		return exited
 	}
-	return fmt.Errorf("not ready after %s: %v", timeout, last)
+	if err != nil {
+		return fmt.Errorf("not ready: %w", err)
+	}
+	return nil
 }
 
 // Stop shuts the server down, waits for it and removes the data
