@@ -94,6 +94,8 @@ func New(ctx context.Context, o *Options) (*Server, error) {
 		s.etcd, endpoints = e, e.Endpoints
 	}
 	s.EtcdEndpoints = endpoints
+	// After the embedded member, which sets grpc's logger for itself.
+	quietGRPCLogs()
 	if err := s.build(o, endpoints); err != nil {
 		s.Close()
 		return nil, err

@@ -24,6 +24,8 @@ type Plane struct {
 	Options *Options
 	// NodeKubeconfig is the path of the node credentials' kubeconfig.
 	NodeKubeconfig string
+
+	loops *loops
 }
 
 // New validates o, prepares the API server (apiserver.New: embedded etcd,
@@ -38,7 +40,7 @@ func New(ctx context.Context, o *Options) (*Plane, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &Plane{Server: s, Options: o, NodeKubeconfig: o.NodeKubeconfigPath()}
+	p := &Plane{Server: s, Options: o, NodeKubeconfig: o.NodeKubeconfigPath(), loops: newLoops()}
 	if err := p.build(); err != nil {
 		s.Close()
 		return nil, err
@@ -48,6 +50,9 @@ func New(ctx context.Context, o *Options) (*Plane, error) {
 
 func (p *Plane) build() error {
 	if err := p.writeNodeKubeconfig(); err != nil {
+		return err
+	}
+	if err := p.Server.AddPreShutdownHook("stop-local-loops", p.loops.stop); err != nil {
 		return err
 	}
 	if err := p.addControllers(); err != nil {
@@ -81,11 +86,11 @@ func (p *Plane) addControllers() error {
 		return err
 	}
 	return p.Server.AddPostStartHook("start-controllers", func(hc genericapiserver.PostStartHookContext) error {
-		go func() {
-			if err := manager.Run(hc, hc.LoopbackClientConfig, conf, controllers, ""); err != nil {
+		p.loops.start(hc, func(ctx context.Context) {
+			if err := manager.Run(ctx, hc.LoopbackClientConfig, conf, controllers, ""); err != nil {
 				klog.ErrorS(err, "Controllers stopped")
 			}
-		}()
+		})
 		return nil
 	})
 }
@@ -119,11 +124,11 @@ func (p *Plane) addLocalNodes() error {
 		return err
 	}
 	return p.Server.AddPostStartHook("start-node-agent", func(hc genericapiserver.PostStartHookContext) error {
-		go func() {
-			if err := a.Run(hc); err != nil {
+		p.loops.start(hc, func(ctx context.Context) {
+			if err := a.Run(ctx); err != nil {
 				klog.ErrorS(err, "Node agent stopped")
 			}
-		}()
+		})
 		return nil
 	})
 }
@@ -147,7 +152,7 @@ func (p *Plane) addLocalProxy() error {
 		return err
 	}
 	return p.Server.AddPostStartHook("start-service-proxy", func(hc genericapiserver.PostStartHookContext) error {
-		go runProxy(hc, pc, cfg)
+		p.loops.start(hc, func(ctx context.Context) { runProxy(ctx, pc, cfg) })
 		return nil
 	})
 }

@@ -298,11 +298,14 @@ func (s *hostServer) start() {
 	})
 }
 
-func (s *hostServer) kill() {
+func (s *hostServer) kill() { s.kill2(syscall.SIGKILL) }
+
+// kill2 sends sig and waits for the process to exit.
+func (s *hostServer) kill2(sig syscall.Signal) {
 	s.mu.Lock()
 	p := s.p
 	s.mu.Unlock()
-	p.signal(s.t, syscall.SIGKILL)
+	p.signal(s.t, sig)
 }
 
 // client returns a client of this server (nil until its kubeconfig exists).

@@ -8,6 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/util/workqueue"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/klog/v2"
 )
 
@@ -47,6 +48,11 @@ func next[K comparable](ctx context.Context, q workqueue.TypedRateLimitingInterf
 	defer q.Done(key)
 	after, err := sync(ctx, key)
 	switch {
+	case err != nil && (apierrors.IsConflict(err) || apierrors.IsAlreadyExists(err)):
+		// Optimistic concurrency at work (another writer was first): the
+		// retry re-reads; nothing for an operator to act on.
+		klog.V(2).InfoS("Sync raced another write; retrying", "key", key, "err", err)
+		q.AddRateLimited(key)
 	case err != nil:
 		klog.ErrorS(err, "Sync failed; retrying", "key", key)
 		q.AddRateLimited(key)
