@@ -120,7 +120,7 @@ func newBenchNodesCommand() *cobra.Command {
 }
 
 func newBenchDeploymentCommand() *cobra.Command {
-	c := bench.DeploymentConfig{Nodes: 100, Replicas: 1000, Grace: 1}
+	c := bench.DeploymentConfig{Nodes: 100, Replicas: 1000, Grace: 30}
 	cmd := &cobra.Command{
 		Use:   "deployment",
 		Short: "On a fresh server with N simulated nodes, create one Deployment of R replicas; print the time until it is Available with every replica, then until a background delete leaves no pod or ReplicaSet",
@@ -135,7 +135,7 @@ func newBenchDeploymentCommand() *cobra.Command {
 	f := cmd.Flags()
 	f.IntVar(&c.Nodes, "nodes", c.Nodes, "Simulated nodes (one agent process).")
 	f.IntVar(&c.Replicas, "replicas", c.Replicas, "Replicas of the Deployment.")
-	f.Int64Var(&c.Grace, "termination-grace-period", c.Grace, "terminationGracePeriodSeconds of the pods: a simulated pod serves until it ends, like a process that ignores SIGTERM (a pause container exits at once).")
+	f.Int64Var(&c.Grace, "termination-grace-period", c.Grace, "terminationGracePeriodSeconds of the pods (a simulated pod ends at once on deletion, as a pause container does at SIGTERM).")
 	f.StringArrayVar(&c.ServerArgs, "server-arg", nil, "Extra flag for the server (repeatable).")
 	f.StringArrayVar(&c.AgentArgs, "agent-arg", nil, "Extra flag for `svcplane node` (repeatable).")
 	return cmd

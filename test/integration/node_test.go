@@ -10,6 +10,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/utils/ptr"
@@ -134,6 +135,10 @@ func TestSimulatedNodes(t *testing.T) {
 	}
 
 	victim := pods[0]
+	// A pause container ends at once; the delay keeps it terminating.
+	_, err = c.CoreV1().Pods(ns).Patch(ctx, victim.Name, types.MergePatchType,
+		[]byte(`{"metadata":{"annotations":{"svcplane.io/termination-delay":"2s"}}}`), metav1.PatchOptions{})
+	noErr(t, err)
 	noErr(t, c.CoreV1().Pods(ns).Delete(ctx, victim.Name, metav1.DeleteOptions{GracePeriodSeconds: ptr.To[int64](2)}))
 	p := get(c.CoreV1().Pods(ns).Get(ctx, victim.Name, metav1.GetOptions{}))(t)
 	if p.DeletionTimestamp == nil || p.UID != victim.UID {

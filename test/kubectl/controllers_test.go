@@ -193,8 +193,9 @@ func TestEndpointSlicesFollowPods(t *testing.T) {
 	c.ok("annotate", "pod", pods[0], "svcplane.io/ready-")
 	waitFor(pods[0]+" ready again", func(m map[string]string) bool { return m[pods[0]] == "true/true/false" })
 
-	// Deleted with a grace period: terminating and still serving, then gone
-	// (and replaced by the ReplicaSet).
+	// Deleted with a grace period and a termination delay: terminating and
+	// still serving, then gone (and replaced by the ReplicaSet).
+	c.ok("annotate", "pod", pods[1], "svcplane.io/termination-delay=5s")
 	c.ok("delete", "pod", pods[1], "--grace-period=5", "--wait=false")
 	waitFor(pods[1]+" terminating", func(m map[string]string) bool { return m[pods[1]] == "false/true/true" })
 	waitFor(pods[1]+" gone and replaced", func(m map[string]string) bool {

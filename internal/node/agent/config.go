@@ -14,6 +14,12 @@ import (
 // ReadyAnnotation set to "false" on a pod keeps it unready.
 const ReadyAnnotation = "svcplane.io/ready"
 
+// TerminationDelayAnnotation (a Go duration, e.g. "5s") keeps a deleted
+// pod running and serving that long, at most its grace period, to show
+// terminating endpoints. Without it a pod ends at once on deletion, as a
+// pause container does at SIGTERM.
+const TerminationDelayAnnotation = "svcplane.io/termination-delay"
+
 // Config is what an Agent runs.
 type Config struct {
 	// Client watches pods and nodes and writes pod status and deletions.

@@ -11,10 +11,11 @@
 // Pods bound to its nodes are run on a runtime (runtime/sim): they get one
 // IP per pod CIDR, phase Running and container statuses at once, and turn
 // Ready when their readiness probes' initialDelaySeconds have passed (no
-// probe: at once) unless annotated svcplane.io/ready: "false". A pod with a
-// deletionTimestamp keeps its state (terminating: EndpointSlices show it not
-// ready but serving) until the grace period ends, then the agent deletes it
-// with grace 0. activeDeadlineSeconds fails a pod with reason
+// probe: at once) unless annotated svcplane.io/ready: "false". A deleted pod
+// ends at once, as a pause container does at SIGTERM (the agent kills it and
+// deletes it with grace 0); svcplane.io/termination-delay: <duration> keeps
+// it running and serving (EndpointSlices: not ready, serving, terminating)
+// that long, at most its grace period. activeDeadlineSeconds fails a pod with reason
 // DeadlineExceeded, as the kubelet does.
 //
 // Scale: one pod informer for all nodes (field selector spec.nodeName!="",

@@ -49,6 +49,25 @@ func (a *Agent) syncPod(ctx context.Context, key string) (time.Duration, error) 
 	return after, nil
 }
 
+// terminationEnd is when a deleted pod stops: the deletion request time
+// (deletionTimestamp less the grace period) plus its termination delay,
+// capped at deletionTimestamp. A delay that does not parse counts as none.
+func terminationEnd(p *corev1.Pod) time.Time {
+	end := p.DeletionTimestamp.Time
+	var grace time.Duration
+	if p.DeletionGracePeriodSeconds != nil {
+		grace = time.Duration(*p.DeletionGracePeriodSeconds) * time.Second
+	}
+	delay, err := time.ParseDuration(p.Annotations[TerminationDelayAnnotation])
+	if err != nil || delay < 0 {
+		delay = 0
+	}
+	if start := end.Add(-grace); start.Add(delay).Before(end) {
+		return start.Add(delay)
+	}
+	return end
+}
+
 func terminal(p *corev1.Pod) bool {
 	return p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed
 }
@@ -80,12 +99,14 @@ func (a *Agent) writeStatus(ctx context.Context, pod *corev1.Pod, status corev1.
 	return err
 }
 
-// syncTerminating lets a deleted pod run (and serve) until its grace period
-// ends (deletionTimestamp), then kills it and deletes it with grace 0, as
-// the kubelet does once its containers have stopped.
+// syncTerminating ends a deleted pod: at once, as a pause container exits
+// at SIGTERM, or after its svcplane.io/termination-delay (serving
+// meanwhile), never after its grace period (deletionTimestamp). Then it
+// kills it and deletes it with grace 0, as the kubelet does once its
+// containers have stopped.
 func (a *Agent) syncTerminating(ctx context.Context, pod *corev1.Pod, now time.Time) (time.Duration, error) {
 	_, running := a.cfg.Runtime.Running(pod.UID)
-	if left := pod.DeletionTimestamp.Sub(now); running && left > 0 {
+	if left := terminationEnd(pod).Sub(now); running && left > 0 {
 		return left, nil
 	}
 	a.cfg.Runtime.KillPod(pod.UID)

@@ -164,10 +164,48 @@ func TestReadyAnnotationFalseKeepsPodUnready(t *testing.T) {
 	}
 }
 
-func TestGracefulDeletion(t *testing.T) {
+// TestDeletionEndsAtOnce: like a pause container at SIGTERM, a deleted pod
+// without a termination delay ends at once, whatever its grace period.
+func TestDeletionEndsAtOnce(t *testing.T) {
 	f := newFixture(t, "n0")
 	f.withCIDRs("n0", "10.244.0.0/24")
 	p, _ := f.sync(f.createPod(newPod("web", "n0")))
+	p.DeletionTimestamp = &metav1.Time{Time: f.clock.Now().Add(30 * time.Second)}
+	p.DeletionGracePeriodSeconds = ptr.To[int64](30)
+	p, _ = f.client.CoreV1().Pods("default").Update(ctx, p, metav1.UpdateOptions{})
+	f.cache(p)
+	if gone, _ := f.sync(p); gone != nil || f.count("delete", "pods", "") != 1 {
+		t.Fatalf("a deleted pod without a termination delay should end at once (deletes %d)", f.count("delete", "pods", ""))
+	}
+}
+
+// TestTerminationEnd: the delay counts from the deletion request and is
+// capped by the grace period; a bad value counts as none.
+func TestTerminationEnd(t *testing.T) {
+	at := time.Unix(1000, 0)
+	for _, tc := range []struct {
+		delay string
+		grace int64
+		want  time.Duration // after the deletion request
+	}{{"", 30, 0}, {"5s", 30, 5 * time.Second}, {"1m", 30, 30 * time.Second}, {"bogus", 30, 0}, {"-3s", 30, 0}, {"5s", 0, 0}} {
+		p := newPod("web", "n0")
+		p.Annotations = map[string]string{TerminationDelayAnnotation: tc.delay}
+		p.DeletionTimestamp = &metav1.Time{Time: at.Add(time.Duration(tc.grace) * time.Second)}
+		p.DeletionGracePeriodSeconds = ptr.To(tc.grace)
+		if got := terminationEnd(p).Sub(at); got != tc.want {
+			t.Errorf("delay %q grace %ds: ends %v after deletion, want %v", tc.delay, tc.grace, got, tc.want)
+		}
+	}
+}
+
+// TestGracefulDeletion: with a termination delay of the whole grace period
+// a deleted pod keeps running and ready (serving) until it ends.
+func TestGracefulDeletion(t *testing.T) {
+	f := newFixture(t, "n0")
+	f.withCIDRs("n0", "10.244.0.0/24")
+	pod := newPod("web", "n0")
+	pod.Annotations = map[string]string{TerminationDelayAnnotation: "30s"}
+	p, _ := f.sync(f.createPod(pod))
 	// The API server sets deletionTimestamp = now + grace (30 s).
 	p.DeletionTimestamp = &metav1.Time{Time: f.clock.Now().Add(30 * time.Second)}
 	p.DeletionGracePeriodSeconds = ptr.To[int64](30)
