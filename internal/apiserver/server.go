@@ -366,6 +366,7 @@ func (s *Server) CA() *pki.CA { return s.ca }
 // closeEtcd stops the embedded member and releases the data directory.
 func (s *Server) closeEtcd() {
 	if s.etcd != nil {
+		grpcStopping.Store(true)
 		s.etcd.Close()
 		s.etcd = nil
 	}

@@ -2,9 +2,11 @@ package plane
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"time"
 
+	"github.com/go-logr/logr"
 	"k8s.io/klog/v2"
 )
 
@@ -34,6 +36,7 @@ func (l *loops) start(parent context.Context, run func(ctx context.Context)) {
 		defer l.wg.Done()
 		ctx, cancel := context.WithCancel(l.ctx)
 		defer cancel()
+		ctx = klog.NewContext(ctx, logr.New(cancelQuiet{klog.Background().GetSink()}))
 		stop := context.AfterFunc(parent, cancel)
 		defer stop()
 		run(ctx)
@@ -51,4 +54,27 @@ func (l *loops) stop() error {
 		klog.InfoS("Some loops did not stop in time; shutting down anyway", "timeout", loopStopTimeout)
 	}
 	return nil
+}
+
+// cancelQuiet is klog's log sink, except that an error which is only a
+// loop's own cancellation at shutdown (context.Canceled: client-go's
+// "Unexpected error when reading response body") is logged at V(2).
+type cancelQuiet struct{ logr.LogSink }
+
+func (s cancelQuiet) Error(err error, msg string, kv ...any) {
+	if errors.Is(err, context.Canceled) {
+		if s.LogSink.Enabled(2) {
+			s.LogSink.Info(2, msg, append(kv, "err", err)...)
+		}
+		return
+	}
+	s.LogSink.Error(err, msg, kv...)
+}
+
+func (s cancelQuiet) WithValues(kv ...any) logr.LogSink {
+	return cancelQuiet{s.LogSink.WithValues(kv...)}
+}
+
+func (s cancelQuiet) WithName(name string) logr.LogSink {
+	return cancelQuiet{s.LogSink.WithName(name)}
 }

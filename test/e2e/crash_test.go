@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -324,25 +323,6 @@ func (s *hostServer) client() kubernetes.Interface {
 		return nil
 	}
 	return s.c
-}
-
-// startHost runs name args on the host; it is killed when the test ends.
-func startHost(t *testing.T, name string, args ...string) *proc {
-	t.Helper()
-	p := &proc{cmd: exec.Command(name, args...), log: &logBuffer{}, done: make(chan struct{})}
-	p.cmd.Stdout, p.cmd.Stderr = p.log, p.log
-	if err := p.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	go func() { _ = p.cmd.Wait(); close(p.done) }()
-	t.Cleanup(func() {
-		_ = p.cmd.Process.Kill()
-		<-p.done
-		if t.Failed() {
-			t.Logf("%s log (tail):\n%s", filepath.Base(name), tail(p.log.String()))
-		}
-	})
-	return p
 }
 
 // startHostEtcd runs Debian's etcd on free loopback ports and returns its

@@ -75,13 +75,7 @@ func upstreamKubeProxyMode(t *testing.T, kubeProxy, mode string) {
 	server := node.start(t, bin, "server", "--data-dir", dir, "--service-cluster-ip-range", "10.96.0.0/16",
 		"--bind-address", "10.100.0.1", "--advertise-address", "10.100.0.1")
 	kubectl := func(stdin string, args ...string) (string, error) {
-		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-		defer cancel()
-		cmd := exec.CommandContext(ctx, "ip", append([]string{"netns", "exec", node.name, "kubectl",
-			"--kubeconfig", filepath.Join(dir, "kubeconfig")}, args...)...)
-		cmd.Stdin = strings.NewReader(stdin)
-		out, err := cmd.CombinedOutput()
-		return string(out), err
+		return node.kubectl(filepath.Join(dir, "kubeconfig"), stdin, args...)
 	}
 	waitFor(t, "svcplane server ready", 60*time.Second, func() bool {
 		select {

@@ -126,8 +126,20 @@ func (b *logBuffer) String() string {
 // start runs name args inside n; the process is killed when the test ends.
 func (n *netns) start(t *testing.T, name string, args ...string) *proc {
 	t.Helper()
-	p := &proc{cmd: exec.Command("ip", append([]string{"netns", "exec", n.name, name}, args...)...),
-		log: &logBuffer{}, done: make(chan struct{})}
+	return startCmd(t, name, exec.Command("ip", append([]string{"netns", "exec", n.name, name}, args...)...))
+}
+
+// startHost runs name args on the host; it is killed when the test ends.
+func startHost(t *testing.T, name string, args ...string) *proc {
+	t.Helper()
+	return startCmd(t, filepath.Base(name), exec.Command(name, args...))
+}
+
+// startCmd starts cmd, collecting its output; it is killed when the test
+// ends, and its log's tail is shown if the test failed.
+func startCmd(t *testing.T, name string, cmd *exec.Cmd) *proc {
+	t.Helper()
+	p := &proc{cmd: cmd, log: &logBuffer{}, done: make(chan struct{})}
 	p.cmd.Stdout, p.cmd.Stderr = p.log, p.log
 	if err := p.cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -141,6 +153,17 @@ func (n *netns) start(t *testing.T, name string, args ...string) *proc {
 		}
 	})
 	return p
+}
+
+// kubectl runs kubectl inside n with kubeconfig, stdin on its input.
+func (n *netns) kubectl(kubeconfig, stdin string, args ...string) (string, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "ip", append([]string{"netns", "exec", n.name, "kubectl",
+		"--kubeconfig", kubeconfig}, args...)...)
+	cmd.Stdin = strings.NewReader(stdin)
+	out, err := cmd.CombinedOutput()
+	return string(out), err
 }
 
 // signal sends sig and waits for the process to exit.

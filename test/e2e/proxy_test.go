@@ -69,13 +69,7 @@ func upProxyMode(t *testing.T, mode string) {
 	up := node.start(t, bin, "up", "--data-dir", dir, "--proxy-mode", mode, "--node-name", "e2e-node",
 		"--bind-address", "10.100.0.1", "--advertise-address", "10.100.0.1")
 	kubectl := func(stdin string, args ...string) (string, error) {
-		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-		defer cancel()
-		cmd := exec.CommandContext(ctx, "ip", append([]string{"netns", "exec", node.name, "kubectl",
-			"--kubeconfig", filepath.Join(dir, "kubeconfig")}, args...)...)
-		cmd.Stdin = strings.NewReader(stdin)
-		out, err := cmd.CombinedOutput()
-		return string(out), err
+		return node.kubectl(filepath.Join(dir, "kubeconfig"), stdin, args...)
 	}
 	waitFor(t, "svcplane up ready", 60*time.Second, func() bool {
 		select {

@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"context"
-	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -43,16 +42,11 @@ func TestUpRestartKeepsEverything(t *testing.T) {
 		"--bind-address", "10.100.0.1", "--advertise-address", "10.100.0.1"}
 	kubectl := func(stdin string, args ...string) string {
 		t.Helper()
-		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-		defer cancel()
-		cmd := exec.CommandContext(ctx, "ip", append([]string{"netns", "exec", node.name, "kubectl",
-			"--kubeconfig", filepath.Join(dir, "kubeconfig")}, args...)...)
-		cmd.Stdin = strings.NewReader(stdin)
-		out, err := cmd.CombinedOutput()
+		out, err := node.kubectl(filepath.Join(dir, "kubeconfig"), stdin, args...)
 		if err != nil {
 			t.Fatalf("kubectl %s: %v\n%s", strings.Join(args, " "), err, out)
 		}
-		return string(out)
+		return out
 	}
 	start := func() *proc {
 		p := node.start(t, bin, args...)

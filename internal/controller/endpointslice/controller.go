@@ -174,7 +174,7 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 		return err
 	}
 	if c.tracker.StaleSlices(svc, existing) {
-		return fmt.Errorf("EndpointSlice informer cache is out of date")
+		return worker.Transient(fmt.Errorf("EndpointSlice informer cache is out of date"))
 	}
 	return c.reconciler.Reconcile(klog.FromContext(ctx), svc, pods, existing, time.Now())
 }

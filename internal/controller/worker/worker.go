@@ -2,6 +2,8 @@ package worker
 
 import (
 	"context"
+	"errors"
+	"strings"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -48,7 +50,7 @@ func next[K comparable](ctx context.Context, q workqueue.TypedRateLimitingInterf
 	defer q.Done(key)
 	after, err := sync(ctx, key)
 	switch {
-	case err != nil && (apierrors.IsConflict(err) || apierrors.IsAlreadyExists(err)):
+	case err != nil && writeRace(err):
 		// Optimistic concurrency at work (another writer was first): the
 		// retry re-reads; nothing for an operator to act on.
 		klog.V(2).InfoS("Sync raced another write; retrying", "key", key, "err", err)
@@ -65,4 +67,24 @@ func next[K comparable](ctx context.Context, q workqueue.TypedRateLimitingInterf
 		q.Forget(key)
 	}
 	return true
+}
+
+// Transient marks an error the next attempt is expected to clear (an
+// informer cache behind the API server): it is retried like any other and
+// logged at verbosity 2, as upstream's controllers log such retries at
+// info level.
+func Transient(err error) error { return transientError{err} }
+
+type transientError struct{ error }
+
+func (e transientError) Unwrap() error { return e.error }
+
+// writeRace reports an error that only says another writer was first
+// (Conflict, AlreadyExists) or is Transient. k8s.io/endpointslice wraps
+// the Conflict with %v, losing its type, so upstream's conflict message is
+// matched too.
+func writeRace(err error) bool {
+	var t transientError
+	return errors.As(err, &t) || apierrors.IsConflict(err) || apierrors.IsAlreadyExists(err) ||
+		strings.Contains(err.Error(), "the object has been modified; please apply your changes to the latest version and try again")
 }

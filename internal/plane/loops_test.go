@@ -1,0 +1,47 @@
+package plane
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"strings"
+	"testing"
+
+	"k8s.io/klog/v2"
+)
+
+// TestLoopsStopAndQuietCancel: stop ends every loop; inside a loop an
+// error that is only the loop's cancellation is not logged as an error,
+// others are.
+func TestLoopsStopAndQuietCancel(t *testing.T) {
+	var buf bytes.Buffer
+	fs := flag.NewFlagSet("klog", flag.ContinueOnError)
+	klog.InitFlags(fs)
+	_ = fs.Set("logtostderr", "false")
+	_ = fs.Set("alsologtostderr", "false")
+	klog.SetOutput(&buf)
+	defer klog.SetOutput(nil)
+	l := newLoops()
+	ended := make(chan struct{})
+	l.start(context.Background(), func(ctx context.Context) {
+		<-ctx.Done()
+		logger := klog.FromContext(ctx)
+		logger.Error(ctx.Err(), "Unexpected error when reading response body")
+		logger.Error(errors.New("boom"), "Real trouble")
+		close(ended)
+	})
+	if err := l.stop(); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-ended:
+	default:
+		t.Fatal("stop returned before the loop ended")
+	}
+	klog.Flush()
+	out := buf.String()
+	if strings.Contains(out, "Unexpected error when reading response body") || !strings.Contains(out, "Real trouble") {
+		t.Fatalf("log:\n%s", out)
+	}
+}
