@@ -2,7 +2,7 @@
 GO ?= go
 BIN := bin/svcplane
 
-.PHONY: build up test test-short test-drift generate clean
+.PHONY: build up test test-short test-drift conformance generate clean
 
 build:
 	$(GO) build -o $(BIN) ./cmd/svcplane
@@ -26,6 +26,11 @@ test-short:
 # own (a nested module; downloads and compiles k8s.io/kubernetes packages).
 test-drift:
 	cd test/drift && $(GO) vet ./... && $(GO) test -count=1 ./...
+
+# Kubernetes' own [Conformance] specs of the served areas against
+# `svcplane up --nodes 3` (root; builds e2e.test once; CI-optional, slow).
+conformance:
+	bash hack/conformance.sh
 
 generate:
 	$(GO) generate ./...

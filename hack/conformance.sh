@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# Run Kubernetes' own [Conformance] specs of the areas svcplane serves
+# against `svcplane up --nodes 3`, print "N/M passed" and each failure.
+#   hack/conformance.sh            (root: nothing else needed but the Go module proxy)
+# Builds e2e.test and ginkgo at the version go.mod pins with
+# ../shared/tools/build-upstream.sh (cached under ~/.cache/svcplane-upstream),
+# starts svcplane up on a fresh data dir (--proxy-mode none: the host's
+# rules stay untouched), runs the specs of the files below and stops it.
+# Env: E2E_TEST (a built e2e.test), GINKGO_TIMEOUT (default 30m),
+#      OUT (report dir, default ./conformance-out).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+V=$(go list -m -f '{{.Version}}' k8s.io/api | sed 's/^v0\./v1./')
+BIN=${UPSTREAM_BIN:-${XDG_CACHE_HOME:-$HOME/.cache}/svcplane-upstream/$V}
+E2E=${E2E_TEST:-$BIN/e2e.test}
+if [ ! -x "$E2E" ]; then
+  K8S_VERSION=$V bash ../shared/tools/build-upstream.sh --e2e kube-proxy || true
+  # build-upstream.sh's module lacks test/e2e's own dependencies: add them.
+  if [ ! -x "$E2E" ]; then
+    (cd "$BIN/src" && grep -q 'test/e2e"' tools.go || sed -i 's#^import (#import (\n\t_ "k8s.io/kubernetes/test/e2e"#' tools.go
+     cd "$BIN/src" && go mod tidy && go test -c -o "$E2E" k8s.io/kubernetes/test/e2e)
+  fi
+fi
+OUT=${OUT:-$PWD/conformance-out}; mkdir -p "$OUT"
+DATA=$(mktemp -d /tmp/svcplane-conformance-XXXX)
+go build -o "$OUT/svcplane" ./cmd/svcplane
+PORT=${PORT:-16443}
+"$OUT/svcplane" up --data-dir "$DATA" --nodes 3 --proxy-mode none --secure-port "$PORT" \
+  --bind-address 127.0.0.1 --advertise-address 10.203.0.99 > "$OUT/svcplane.log" 2>&1 &
+UP=$!
+trap 'kill $UP 2>/dev/null; wait $UP 2>/dev/null; rm -rf "$DATA"' EXIT
+for _ in $(seq 1 120); do
+  kubectl --kubeconfig "$DATA/kubeconfig" get --raw /readyz >/dev/null 2>&1 && break; sleep 0.5
+done
+kubectl --kubeconfig "$DATA/kubeconfig" wait --for=condition=Ready node --all --timeout=60s >/dev/null
+files='network/(service|endpointslice|endpointslicemirroring|endpoints|service_cidrs|apiserver)\.go'
+files+='|apps/(deployment|replica_set)\.go'
+files+='|apimachinery/(garbage_collector|namespace|watch|chunking|table_conversion|server_version|discovery|aggregated_discovery|field_validation)\.go'
+files+='|instrumentation/(events|core_events)\.go|common/node/(configmap|secrets)\.go'
+set +e
+"$E2E" --kubeconfig "$DATA/kubeconfig" --provider skeleton --report-dir "$OUT" \
+  --ginkgo.focus '\[Conformance\]' --ginkgo.focus-file "test/e2e/($files)" \
+  --ginkgo.timeout "${GINKGO_TIMEOUT:-30m}" --ginkgo.no-color --ginkgo.junit-report junit.xml \
+  > "$OUT/e2e.log" 2>&1
+rc=$?
+set -e
+ran=$(grep -Eo 'Ran [0-9]+ of [0-9]+ Specs' "$OUT/e2e.log" | tail -1)
+pass=$(grep -Eo '[0-9]+ Passed' "$OUT/e2e.log" | tail -1 | cut -d' ' -f1)
+total=$(echo "$ran" | awk '{print $2}')
+echo "${pass:-0}/${total:-0} passed ($ran; e2e.test exit $rc; log $OUT/e2e.log)"
+sed -n '/Summarizing [0-9]* Failure/,$p' "$OUT/e2e.log" | grep -E '^\s*\[(FAIL|TIMEDOUT|PANICKED)\]' || true
