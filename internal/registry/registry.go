@@ -13,6 +13,7 @@ import (
 	"github.com/svcplane/svcplane/internal/registry/core/namespace"
 	"github.com/svcplane/svcplane/internal/registry/core/node"
 	"github.com/svcplane/svcplane/internal/registry/core/pod"
+	"github.com/svcplane/svcplane/internal/registry/core/podtemplate"
 	"github.com/svcplane/svcplane/internal/registry/core/replicationcontroller"
 	"github.com/svcplane/svcplane/internal/registry/core/secret"
 	"github.com/svcplane/svcplane/internal/registry/core/service"
@@ -29,7 +30,7 @@ func Definitions() []*resource.Definition {
 	return []*resource.Definition{
 		namespace.Definition(), service.Definition(), endpoints.Definition(), pod.Definition(),
 		node.Definition(), event.Definition(), configmap.Definition(), secret.Definition(),
-		serviceaccount.Definition(), replicationcontroller.Definition(),
+		serviceaccount.Definition(), replicationcontroller.Definition(), podtemplate.Definition(),
 		deployment.Definition(), replicaset.Definition(),
 		endpointslice.Definition(),
 		lease.Definition(),
