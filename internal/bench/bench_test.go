@@ -96,3 +96,27 @@ func TestAddedP99(t *testing.T) {
 		t.Errorf("got %q", got)
 	}
 }
+
+func TestWithClusterCIDRHoldsTheNodes(t *testing.T) {
+	for _, tc := range []struct {
+		nodes int
+		args  []string
+		want  string
+	}{
+		{100, nil, ""}, // the default /16 holds 256
+		{256, nil, ""},
+		{257, nil, "--cluster-cidr=10.128.0.0/15"},
+		{1000, nil, "--cluster-cidr=10.128.0.0/14"},
+		{5000, nil, "--cluster-cidr=10.128.0.0/11"},
+		{5000, []string{"--cluster-cidr=10.0.0.0/8"}, ""},
+	} {
+		got := withClusterCIDR(tc.args, tc.nodes)
+		added := ""
+		if len(got) > len(tc.args) {
+			added = got[len(got)-1]
+		}
+		if added != tc.want {
+			t.Errorf("%d nodes, args %v: added %q, want %q", tc.nodes, tc.args, added, tc.want)
+		}
+	}
+}

@@ -3,8 +3,11 @@ package bench
 import (
 	"context"
 	"fmt"
+	"math/bits"
 	"os"
 	"os/exec"
+	"slices"
+	"strings"
 	"syscall"
 
 	"k8s.io/client-go/informers"
@@ -25,7 +28,7 @@ type cluster struct {
 // startCluster starts the server with serverArgs, then the agent with
 // nodes nodes and agentArgs.
 func startCluster(nodes int, serverArgs, agentArgs []string, keepLog bool) (*cluster, error) {
-	b, err := startServer(serverArgs...)
+	b, err := startServer(withClusterCIDR(serverArgs, nodes)...)
 	if err != nil {
 		return nil, err
 	}
@@ -78,4 +81,20 @@ func countReady(nodes nodeLister) string {
 		}
 	}
 	return fmt.Sprintf("%d of %d nodes Ready with pod CIDRs", ready, len(list))
+}
+
+// withClusterCIDR adds a --cluster-cidr that holds nodes /24 pod subnets
+// (the default 10.244.0.0/16 holds 256) unless args give one: inside
+// 10.128.0.0/9, clear of the Service range 10.96.0.0/12.
+func withClusterCIDR(args []string, nodes int) []string {
+	for _, a := range args {
+		if a == "--cluster-cidr" || strings.HasPrefix(a, "--cluster-cidr=") {
+			return args
+		}
+	}
+	prefix := 24 - bits.Len(uint(max(nodes, 1)-1))
+	if prefix >= 16 {
+		return args
+	}
+	return append(slices.Clone(args), fmt.Sprintf("--cluster-cidr=10.128.0.0/%d", max(prefix, 9)))
 }

@@ -13,9 +13,13 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	coreinformers "k8s.io/client-go/informers/core/v1"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/kubernetes/scheme"
+	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
 	corelisters "k8s.io/client-go/listers/core/v1"
 	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/tools/record"
 	"k8s.io/client-go/util/workqueue"
+	"k8s.io/klog/v2"
 
 	"github.com/svcplane/svcplane/internal/controller/worker"
 )
@@ -27,6 +31,11 @@ type Controller struct {
 	synced cache.InformerSynced
 	queue  workqueue.TypedRateLimitingInterface[string]
 
+	events   record.EventBroadcaster
+	recorder record.EventRecorder
+	// warnedFull: the "cluster CIDR is full" warning was logged.
+	warnedFull bool
+
 	mu   sync.Mutex
 	sets []*cidrSet // one per family, in --cluster-cidr order
 	// owned remembers what each Node got, to free it when the Node goes.
@@ -35,8 +44,10 @@ type Controller struct {
 
 // New returns a controller for clusterCIDRs with maskV4/maskV6 subnets.
 func New(client kubernetes.Interface, nodes coreinformers.NodeInformer, clusterCIDRs []netip.Prefix, maskV4, maskV6 int) (*Controller, error) {
+	b := record.NewBroadcaster()
 	c := &Controller{client: client, nodes: nodes.Lister(), synced: nodes.Informer().HasSynced, owned: map[string][]netip.Prefix{},
-		queue: worker.NewQueue[string]("nodeipam")}
+		queue: worker.NewQueue[string]("nodeipam"), events: b,
+		recorder: b.NewRecorder(scheme.Scheme, corev1.EventSource{Component: "cidrAllocator"})}
 	for _, p := range clusterCIDRs {
 		mask := maskV4
 		if p.Addr().Is6() {
@@ -74,8 +85,11 @@ func (c *Controller) nodeDeleted(obj interface{}) {
 	delete(c.owned, n.Name)
 }
 
-// Run occupies the CIDRs Nodes already have, then processes the queue.
+// Run occupies the CIDRs Nodes already have, then processes the queue;
+// its event broadcaster stops with it.
 func (c *Controller) Run(ctx context.Context, workers int) {
+	c.events.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: c.client.CoreV1().Events("")})
+	defer c.events.Shutdown()
 	if !cache.WaitForNamedCacheSyncWithContext(ctx, c.synced) {
 		c.queue.ShutDown()
 		return
@@ -89,6 +103,19 @@ func (c *Controller) Run(ctx context.Context, workers int) {
 	worker.Run(ctx, c.queue, workers, func(ctx context.Context, key string) (time.Duration, error) {
 		return 0, c.sync(ctx, key)
 	})
+}
+
+// fullLocked says, as kube-controller-manager's range allocator does, that
+// n gets no pod CIDR (event CIDRNotAvailable on the Node), and once in the
+// log which flag to change: a node without pod CIDRs never runs pods.
+func (c *Controller) fullLocked(n *corev1.Node, s *cidrSet, err error) {
+	c.recorder.Eventf(n, corev1.EventTypeWarning, "CIDRNotAvailable",
+		"Node %s status is now: CIDRNotAvailable (%v: --cluster-cidr %s holds %d /%d subnets)", n.Name, err, s.cluster, s.used.Size(), s.mask)
+	if !c.warnedFull {
+		c.warnedFull = true
+		klog.Warningf("--cluster-cidr %s is full: its %d /%d pod subnets are taken, so node %s and any later one get no pod CIDR and run no pods; give a larger --cluster-cidr or a longer --node-cidr-mask-size",
+			s.cluster, s.used.Size(), s.mask, n.Name)
+	}
 }
 
 func (c *Controller) occupyLocked(n *corev1.Node) {
@@ -121,6 +148,7 @@ func (c *Controller) sync(ctx context.Context, name string) error {
 			for i, g := range got {
 				c.sets[i].release(g)
 			}
+			c.fullLocked(n, s, err)
 			c.mu.Unlock()
 			return fmt.Errorf("node %s: %w", name, err)
 		}

@@ -3,6 +3,7 @@ package nodeipam
 import (
 	"context"
 	"net/netip"
+	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -10,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes/fake"
+	"k8s.io/client-go/tools/record"
 )
 
 func node(name string, cidrs ...string) *corev1.Node {
@@ -72,5 +74,32 @@ func TestRangeFull(t *testing.T) {
 	}
 	if _, err := s.next(); err == nil {
 		t.Fatal("a /23 holds only two /24s")
+	}
+}
+
+// TestFullClusterCIDRSaysSo: a node the cluster CIDR has no subnet left
+// for gets a CIDRNotAvailable warning event naming --cluster-cidr.
+func TestFullClusterCIDRSaysSo(t *testing.T) {
+	ctx := context.Background()
+	objs := []runtime.Object{node("has", "10.0.0.0/24"), node("late")}
+	client := fake.NewClientset(objs...)
+	f := informers.NewSharedInformerFactory(client, 0)
+	c, err := New(client, f.Core().V1().Nodes(), []netip.Prefix{netip.MustParsePrefix("10.0.0.0/24")}, 24, 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := record.NewFakeRecorder(1)
+	c.recorder = rec
+	for _, o := range objs {
+		_ = f.Core().V1().Nodes().Informer().GetStore().Add(o)
+		c.occupyLocked(o.(*corev1.Node))
+	}
+	if err := c.sync(ctx, "late"); err == nil {
+		t.Fatal("a full cluster CIDR gave a subnet")
+	}
+	ev := <-rec.Events
+	if !strings.HasPrefix(ev, "Warning CIDRNotAvailable Node late status is now: CIDRNotAvailable") ||
+		!strings.Contains(ev, "--cluster-cidr 10.0.0.0/24 holds 1 /24 subnets") {
+		t.Fatalf("event: %s", ev)
 	}
 }
