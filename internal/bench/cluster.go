@@ -85,7 +85,8 @@ func countReady(nodes nodeLister) string {
 
 // withClusterCIDR adds a --cluster-cidr that holds nodes /24 pod subnets
 // (the default 10.244.0.0/16 holds 256) unless args give one: inside
-// 10.128.0.0/9, clear of the Service range 10.96.0.0/12.
+// 10.128.0.0/10 (16,384 nodes at most), clear of the Service range
+// 10.96.0.0/12 and of the agent's node addresses 10.240.0.0/16.
 func withClusterCIDR(args []string, nodes int) []string {
 	for _, a := range args {
 		if a == "--cluster-cidr" || strings.HasPrefix(a, "--cluster-cidr=") {
@@ -96,5 +97,5 @@ func withClusterCIDR(args []string, nodes int) []string {
 	if prefix >= 16 {
 		return args
 	}
-	return append(slices.Clone(args), fmt.Sprintf("--cluster-cidr=10.128.0.0/%d", max(prefix, 9)))
+	return append(slices.Clone(args), fmt.Sprintf("--cluster-cidr=10.128.0.0/%d", max(prefix, 10)))
 }

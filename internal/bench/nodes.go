@@ -56,9 +56,8 @@ type benchRun struct {
 // Running and Ready, per-pod latency, agent and server RSS, /readyz and
 // NotReady nodes.
 func Nodes(out, progressOut io.Writer, o NodesConfig) error {
-	// 4096 /24 node CIDRs (the default --cluster-cidr has 256), clear of
-	// the Service range and of the agent's node addresses (10.240.0.0/16).
-	c, err := startCluster(o.Nodes, append([]string{"--cluster-cidr=10.128.0.0/12"}, o.ServerArgs...), o.AgentArgs, o.KeepLog)
+	// startCluster sizes --cluster-cidr for the nodes.
+	c, err := startCluster(o.Nodes, o.ServerArgs, o.AgentArgs, o.KeepLog)
 	if err != nil {
 		return err
 	}
