@@ -66,23 +66,28 @@ type Deps struct {
 	Informers informers.SharedInformerFactory
 }
 
-// Controller is one named controller.
+// Controller is one named controller: Name is kube-controller-manager's
+// (scheduler: kube-scheduler's), Aliases its accepted old names.
 type Controller struct {
 	Name  string
 	Start func(ctx context.Context, d Deps)
+	// Aliases are kube-controller-manager's aliases, accepted silently as
+	// it does; Deprecated are svcplane's own former names, accepted with
+	// a warning.
+	Aliases, Deprecated []string
 }
 
 // All lists every controller, in start order.
 func All() []Controller {
 	return []Controller{
-		{"namespace", func(ctx context.Context, d Deps) {
+		{Name: "namespace-controller", Aliases: []string{"namespace"}, Start: func(ctx context.Context, d Deps) {
 			go namespace.New(d.Client, d.Dynamic, d.Client.Discovery(), d.Informers.Core().V1().Namespaces()).Run(ctx, 2)
 		}},
-		{"serviceaccount", func(ctx context.Context, d Deps) {
+		{Name: "serviceaccount-controller", Aliases: []string{"serviceaccount"}, Start: func(ctx context.Context, d Deps) {
 			i := d.Informers.Core().V1()
 			go serviceaccount.New(d.Client, i.Namespaces(), i.ServiceAccounts(), serviceaccount.DefaultServiceAccounts).Run(ctx, 1)
 		}},
-		{"root-ca-cert-publisher", func(ctx context.Context, d Deps) {
+		{Name: "root-ca-certificate-publisher-controller", Aliases: []string{"root-ca-cert-publisher"}, Start: func(ctx context.Context, d Deps) {
 			if len(d.Config.RootCA) == 0 {
 				klog.InfoS("No root CA bundle; root-ca-cert-publisher not started")
 				return
@@ -90,11 +95,11 @@ func All() []Controller {
 			i := d.Informers.Core().V1()
 			go rootcacertpublisher.New(d.Client, i.Namespaces(), i.ConfigMaps(), d.Config.RootCA).Run(ctx, 1)
 		}},
-		{"service-cidr", func(ctx context.Context, d Deps) {
+		{Name: "service-cidr-controller", Deprecated: []string{"service-cidr"}, Start: func(ctx context.Context, d Deps) {
 			n := d.Informers.Networking().V1()
 			go servicecidr.New(d.Client, n.ServiceCIDRs(), n.IPAddresses()).Run(ctx, 1)
 		}},
-		{"nodeipam", func(ctx context.Context, d Deps) {
+		{Name: "node-ipam-controller", Aliases: []string{"nodeipam"}, Start: func(ctx context.Context, d Deps) {
 			if len(d.Config.ClusterCIDRs) == 0 {
 				return
 			}
@@ -105,39 +110,39 @@ func All() []Controller {
 			}
 			go c.Run(ctx, 1)
 		}},
-		{"nodelifecycle", func(ctx context.Context, d Deps) {
+		{Name: "node-lifecycle-controller", Aliases: []string{"nodelifecycle"}, Start: func(ctx context.Context, d Deps) {
 			i := d.Informers
 			go nodelifecycle.New(d.Client, i.Core().V1().Nodes(), i.Coordination().V1().Leases(), i.Core().V1().Pods(),
 				clock.RealClock{}, d.Config.NodeLifecycle).Run(ctx, 2)
 		}},
-		{"scheduler", func(ctx context.Context, d Deps) {
+		{Name: "scheduler", Start: func(ctx context.Context, d Deps) {
 			go scheduler.New(d.Client, d.Informers.Core().V1().Pods(), d.Informers.Core().V1().Nodes()).Run(ctx, 1)
 		}},
-		{"replicaset", func(ctx context.Context, d Deps) {
+		{Name: "replicaset-controller", Aliases: []string{"replicaset"}, Start: func(ctx context.Context, d Deps) {
 			go replicaset.New(d.Client, d.Informers.Apps().V1().ReplicaSets(), d.Informers.Core().V1().Pods(), clock.RealClock{}).Run(ctx, 5)
 		}},
-		{"replicationcontroller", func(ctx context.Context, d Deps) {
+		{Name: "replicationcontroller-controller", Aliases: []string{"replicationcontroller"}, Start: func(ctx context.Context, d Deps) {
 			go replication.New(d.Client, d.Informers.Core().V1().ReplicationControllers(), d.Informers.Core().V1().Pods(), clock.RealClock{}).Run(ctx, 5)
 		}},
-		{"deployment", func(ctx context.Context, d Deps) {
+		{Name: "deployment-controller", Aliases: []string{"deployment"}, Start: func(ctx context.Context, d Deps) {
 			go deployment.New(d.Client, d.Informers.Apps().V1().Deployments(), d.Informers.Apps().V1().ReplicaSets(), clock.RealClock{}).Run(ctx, 5)
 		}},
-		{"garbagecollector", func(ctx context.Context, d Deps) {
+		{Name: "garbage-collector-controller", Aliases: []string{"garbagecollector"}, Start: func(ctx context.Context, d Deps) {
 			go func() {
 				if err := garbagecollector.New(d.Metadata, d.Client.Discovery()).Run(ctx, 5); err != nil {
 					klog.ErrorS(err, "Garbage collector stopped")
 				}
 			}()
 		}},
-		{"endpoints", func(ctx context.Context, d Deps) {
+		{Name: "endpoints-controller", Aliases: []string{"endpoint"}, Deprecated: []string{"endpoints"}, Start: func(ctx context.Context, d Deps) {
 			i := d.Informers.Core().V1()
 			go endpoints.New(d.Client, i.Services(), i.Pods(), i.Endpoints()).Run(ctx, 5)
 		}},
-		{"endpointslice-mirroring", func(ctx context.Context, d Deps) {
+		{Name: "endpointslice-mirroring-controller", Aliases: []string{"endpointslicemirroring"}, Deprecated: []string{"endpointslice-mirroring"}, Start: func(ctx context.Context, d Deps) {
 			i := d.Informers
 			go mirroring.New(d.Client, i.Core().V1().Services(), i.Core().V1().Endpoints(), i.Discovery().V1().EndpointSlices()).Run(ctx, 2)
 		}},
-		{"endpointslice", func(ctx context.Context, d Deps) {
+		{Name: "endpointslice-controller", Aliases: []string{"endpointslice"}, Start: func(ctx context.Context, d Deps) {
 			i := d.Informers
 			go endpointslice.New(d.Client, i.Core().V1().Services(), i.Core().V1().Pods(),
 				i.Discovery().V1().EndpointSlices(), i.Core().V1().Nodes()).Run(ctx, 5)
@@ -146,28 +151,42 @@ func All() []Controller {
 }
 
 // Select applies --controllers to All: "*" is every controller, "name"
-// adds one, "-name" removes one; unknown names are an error.
+// adds one, "-name" removes one; a name is kube-controller-manager's or
+// one of its aliases (svcplane's former names are accepted with a
+// deprecation warning); unknown names are an error.
 func Select(flag []string) ([]Controller, error) {
 	all := All()
+	canonical := map[string]string{}
 	var names []string
 	for _, c := range all {
 		names = append(names, c.Name)
+		canonical[c.Name] = c.Name
+		for _, a := range c.Aliases {
+			canonical[a] = c.Name
+		}
+		for _, d := range c.Deprecated {
+			canonical[d] = c.Name
+		}
 	}
 	enabled := map[string]bool{}
 	for _, f := range flag {
 		f = strings.TrimSpace(f)
-		switch {
-		case f == "*":
+		on := !strings.HasPrefix(f, "-")
+		name := strings.TrimPrefix(f, "-")
+		if f == "*" {
 			for _, n := range names {
 				enabled[n] = true
 			}
-		case strings.HasPrefix(f, "-") && slices.Contains(names, f[1:]):
-			enabled[f[1:]] = false
-		case slices.Contains(names, f):
-			enabled[f] = true
-		default:
+			continue
+		}
+		c, ok := canonical[name]
+		if !ok {
 			return nil, fmt.Errorf("%q is not in the list of known controllers: %s", f, strings.Join(names, ", "))
 		}
+		if deprecated(all, name) {
+			klog.Warningf("--controllers: %q is deprecated, use %q (kube-controller-manager's name)", name, c)
+		}
+		enabled[c] = on
 	}
 	var out []Controller
 	for _, c := range all {
@@ -176,6 +195,15 @@ func Select(flag []string) ([]Controller, error) {
 		}
 	}
 	return out, nil
+}
+
+func deprecated(all []Controller, name string) bool {
+	for _, c := range all {
+		if slices.Contains(c.Deprecated, name) {
+			return true
+		}
+	}
+	return false
 }
 
 // Run campaigns for the Lease and, while leading, runs controllers on

@@ -14,11 +14,19 @@ func names(cs []Controller) string {
 }
 
 func TestSelect(t *testing.T) {
+	all := "namespace-controller,serviceaccount-controller,root-ca-certificate-publisher-controller,service-cidr-controller," +
+		"node-ipam-controller,node-lifecycle-controller,scheduler,replicaset-controller,replicationcontroller-controller," +
+		"deployment-controller,garbage-collector-controller,endpoints-controller,endpointslice-mirroring-controller,endpointslice-controller"
 	cases := map[string]string{
-		"*":                "namespace,serviceaccount,root-ca-cert-publisher,service-cidr,nodeipam,nodelifecycle,scheduler,replicaset,replicationcontroller,deployment,garbagecollector,endpoints,endpointslice-mirroring,endpointslice",
-		"*,-endpointslice": "namespace,serviceaccount,root-ca-cert-publisher,service-cidr,nodeipam,nodelifecycle,scheduler,replicaset,replicationcontroller,deployment,garbagecollector,endpoints,endpointslice-mirroring",
-		"namespace":        "namespace",
-		"-namespace":       "",
+		"*": all,
+		// kube-controller-manager's alias, and svcplane's former name.
+		"*,-endpointslice":                        strings.TrimSuffix(all, ",endpointslice-controller"),
+		"*,-endpointslice-controller":             strings.TrimSuffix(all, ",endpointslice-controller"),
+		"namespace":                               "namespace-controller",
+		"namespace-controller":                    "namespace-controller",
+		"-namespace":                              "",
+		"endpoint,endpoints,endpoints-controller": "endpoints-controller",
+		"service-cidr,nodeipam":                   "service-cidr-controller,node-ipam-controller",
 	}
 	for flag, want := range cases {
 		got, err := Select(strings.Split(flag, ","))
