@@ -17,6 +17,9 @@ import (
 )
 
 func TestServesOnUnixSocketOnly(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts an embedded etcd")
+	}
 	dir := t.TempDir()
 	e, err := Start(context.Background(), dir)
 	if err != nil {
@@ -87,6 +90,9 @@ func probe(sock string) int {
 // TestUnprivilegedUserCannotReachEtcd re-runs this binary as nobody
 // against the member's socket: it must be refused, while root reads.
 func TestUnprivilegedUserCannotReachEtcd(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts an embedded etcd")
+	}
 	if os.Geteuid() != 0 {
 		t.Skip("needs root to run a probe as user nobody")
 	}
@@ -153,6 +159,9 @@ func copyExecutable(t *testing.T) string {
 
 // TestNoTCPListener: the member opens no TCP listening socket at all.
 func TestNoTCPListener(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts an embedded etcd")
+	}
 	e, err := Start(context.Background(), t.TempDir())
 	if err != nil {
 		t.Fatal(err)

@@ -52,6 +52,7 @@ func aesKey(t *testing.T, dir, name string) string {
 // envelope, not the plaintext); after rotating to a new first key the old
 // data reads, and a rewrite uses the new key.
 func TestEncryptionAtRest(t *testing.T) {
+	skipShort(t)
 	dir, keys := t.TempDir(), t.TempDir()
 	start := func(config string) *framework.Server {
 		s, err := framework.StartWith(dir, func(o *framework.Options) { o.StorageSecurity.EncryptionProviderConfig = config })
@@ -112,6 +113,7 @@ func TestEncryptionAtRest(t *testing.T) {
 // TestAuditLog: with a Metadata-level policy and --audit-log-path, a
 // create is logged with its verb, resource, user and response code.
 func TestAuditLog(t *testing.T) {
+	skipShort(t)
 	dir := t.TempDir()
 	policy := filepath.Join(dir, "policy.yaml")
 	noErr(t, os.WriteFile(policy, []byte("apiVersion: audit.k8s.io/v1\nkind: Policy\nrules:\n- level: Metadata\n"), 0o600))

@@ -82,6 +82,7 @@ func gvr(group, version, resource string) schema.GroupVersionResource {
 // field label (list and watch) and with one refused label (400 with
 // upstream's text).
 func TestFieldSelectorLabels(t *testing.T) {
+	skipShort(t)
 	dyn := get(dynamic.NewForConfig(server.Config))(t)
 	ns := newNamespace(t, server.Client)
 	for _, tc := range fieldLabelCases {
@@ -118,6 +119,7 @@ func TestFieldSelectorLabels(t *testing.T) {
 // spec.clusterIP!=None), events.k8s.io events by their own names, pods by
 // the legacy spec.host.
 func TestFieldSelectorMatches(t *testing.T) {
+	skipShort(t)
 	c := server.Client
 	ns := newNamespace(t, c)
 	port := []corev1.ServicePort{{Port: 80}}

@@ -20,11 +20,9 @@ import (
 // Service and endpoints, allocation maps, the controller-manager Lease)
 // must tolerate another server creating it first.
 func TestServersStartTogether(t *testing.T) {
+	skipShort(t)
 	base := framework.StartT(t)
-	rounds := 20
-	if testing.Short() {
-		rounds = 2
-	}
+	const rounds = 20
 	failed, began := 0, time.Now()
 	for round := 0; round < rounds; round++ {
 		n := 2 + round%4
@@ -69,6 +67,7 @@ func TestServersStartTogether(t *testing.T) {
 // Service must come back within the controller's interval, with its IP
 // (the vanished Service's IPAddress is freed at once: it is old).
 func TestKubernetesServiceKeyVanishes(t *testing.T) {
+	skipShort(t)
 	dir := t.TempDir()
 	s, err := framework.Start(dir)
 	if err != nil {

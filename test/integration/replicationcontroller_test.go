@@ -22,6 +22,7 @@ func rcOf(name string, replicas *int32, labels map[string]string) *corev1.Replic
 // (kubectl scale rc), the status.replicas field label, the table, and the
 // garbage collector deleting the pods with their owner.
 func TestReplicationController(t *testing.T) {
+	skipShort(t)
 	c := server.Client
 	ns := newNamespace(t, c)
 	rcs := c.CoreV1().ReplicationControllers(ns)
@@ -96,6 +97,7 @@ func TestReplicationController(t *testing.T) {
 // TestReplicationControllerValidation: upstream's checks with their field
 // paths, as 422s.
 func TestReplicationControllerValidation(t *testing.T) {
+	skipShort(t)
 	c := server.Client
 	ns := newNamespace(t, c)
 	rcs := c.CoreV1().ReplicationControllers(ns)

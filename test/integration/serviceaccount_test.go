@@ -13,6 +13,7 @@ import (
 // cluster CA (what the conformance suite waits for in every BeforeEach);
 // both come back when deleted, the ConfigMap is written back when changed.
 func TestNamespaceGetsDefaultServiceAccountAndRootCA(t *testing.T) {
+	skipShort(t)
 	c := server.Client
 	ns := newNamespace(t, c)
 	ca := string(get(os.ReadFile(server.CA().CertFile))(t))
