@@ -63,7 +63,7 @@ func cleanupIPVSAndUserspace(ctx context.Context) []error {
 	if ipvs.KernelSupport() == nil {
 		h, _ = ipvs.NewHandle()
 	}
-	errs = append(errs, ipvs.Cleanup(ctx, h, ipvs.IPSetCLI{}, ipvs.IPCommand{}))
+	errs = append(errs, ipvs.Cleanup(ctx, h, ipvs.IPSetCLI{}, ipvs.NetlinkLinks{}))
 	for _, fam := range bothFamilies {
 		if nft, err := userspace.NewNFT(fam); err == nil {
 			errs = append(errs, userspace.Cleanup(ctx, nft))

@@ -101,7 +101,7 @@ func (b *builder) ipvsBackend(fam proxy.IPFamily, rc proxy.RulesConfig, state fu
 	}
 	p, err := ipvs.NewProxier(ipvs.Config{Family: fam, Scheduler: b.cfg.IPVSScheduler, ClusterCIDRs: rc.ClusterCIDRs,
 		MasqueradeAll: rc.MasqueradeAll, NodePortAddresses: rc.NodePortAddresses},
-		h, ipvs.IPSetCLI{}, ipvs.IPCommand{}, ipt, state, b.deps.Clock)
+		h, ipvs.IPSetCLI{}, ipvs.NetlinkLinks{}, ipt, state, b.deps.Clock)
 	if err != nil {
 		return nil, err
 	}

@@ -1,12 +1,15 @@
 package ipvs
 
 import (
+	"errors"
 	"fmt"
+	"net"
 	"net/netip"
-	"os/exec"
 	"slices"
-	"strings"
 	"sync"
+
+	"github.com/vishvananda/netlink"
+	"golang.org/x/sys/unix"
 )
 
 // Links manages the dummy interface service IPs are bound to.
@@ -18,75 +21,91 @@ type Links interface {
 	DeleteLink(name string) error
 }
 
-// IPCommand implements Links with iproute2.
-type IPCommand struct{}
+// NetlinkLinks implements Links over rtnetlink (vishvananda/netlink, the
+// library kube-proxy's ipvs mode uses): one message per address instead
+// of one `ip` process (~0.9 ms each, ~5 s for 5,000 Services).
+type NetlinkLinks struct{}
 
-func ipRun(args ...string) (string, error) {
-	out, err := exec.Command("ip", args...).CombinedOutput()
+// EnsureDummy implements Links: the dummy link exists and is up.
+func (NetlinkLinks) EnsureDummy(name string) error {
+	l, err := netlink.LinkByName(name)
 	if err != nil {
-		return string(out), fmt.Errorf("ip %s: %v: %s", strings.Join(args, " "), err, strings.TrimSpace(string(out)))
+		var notFound netlink.LinkNotFoundError
+		if !errors.As(err, &notFound) {
+			return fmt.Errorf("link %s: %w", name, err)
+		}
+		if err := netlink.LinkAdd(&netlink.Dummy{LinkAttrs: netlink.LinkAttrs{Name: name}}); err != nil && !errors.Is(err, unix.EEXIST) {
+			return fmt.Errorf("adding dummy link %s: %w", name, err)
+		}
+		if l, err = netlink.LinkByName(name); err != nil {
+			return fmt.Errorf("link %s: %w", name, err)
+		}
 	}
-	return string(out), nil
-}
-
-// EnsureDummy implements Links.
-func (IPCommand) EnsureDummy(name string) error {
-	if _, err := ipRun("link", "show", name); err == nil {
-		return nil
+	if err := netlink.LinkSetUp(l); err != nil {
+		return fmt.Errorf("setting %s up: %w", name, err)
 	}
-	if _, err := ipRun("link", "add", name, "type", "dummy"); err != nil {
-		return err
-	}
-	_, err := ipRun("link", "set", name, "up")
-	return err
+	return nil
 }
 
 // Addrs implements Links.
-func (IPCommand) Addrs(name string) ([]netip.Addr, error) {
-	out, err := ipRun("-o", "addr", "show", "dev", name)
+func (NetlinkLinks) Addrs(name string) ([]netip.Addr, error) {
+	l, err := netlink.LinkByName(name)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("link %s: %w", name, err)
+	}
+	list, err := netlink.AddrList(l, netlink.FAMILY_ALL)
+	if err != nil {
+		return nil, fmt.Errorf("addresses of %s: %w", name, err)
 	}
 	var addrs []netip.Addr
-	for _, l := range strings.Split(out, "\n") {
-		f := strings.Fields(l)
-		for i := 0; i+1 < len(f); i++ {
-			if f[i] == "inet" || f[i] == "inet6" {
-				if p, err := netip.ParsePrefix(f[i+1]); err == nil {
-					addrs = append(addrs, p.Addr())
-				}
-			}
+	for _, a := range list {
+		if ip, ok := netip.AddrFromSlice(a.IP); ok {
+			addrs = append(addrs, ip.Unmap())
 		}
 	}
 	return addrs, nil
 }
 
-func hostPrefix(a netip.Addr) string { return netip.PrefixFrom(a, a.BitLen()).String() }
+func hostAddr(a netip.Addr) *netlink.Addr {
+	return &netlink.Addr{IPNet: &net.IPNet{IP: a.AsSlice(), Mask: net.CIDRMask(a.BitLen(), a.BitLen())}}
+}
 
 // AddAddr implements Links; an IPv6 address (a /128) is added without
 // duplicate address detection, so it is usable at once.
-func (IPCommand) AddAddr(name string, a netip.Addr) error {
-	args := []string{"addr", "add", hostPrefix(a), "dev", name}
-	if a.Is6() {
-		args = append(args, "nodad")
+func (NetlinkLinks) AddAddr(name string, a netip.Addr) error {
+	l, err := netlink.LinkByName(name)
+	if err != nil {
+		return fmt.Errorf("link %s: %w", name, err)
 	}
-	_, err := ipRun(args...)
-	return err
+	addr := hostAddr(a)
+	if a.Is6() {
+		addr.Flags = unix.IFA_F_NODAD
+	}
+	if err := netlink.AddrAdd(l, addr); err != nil {
+		return fmt.Errorf("adding %s to %s: %w", a, name, err)
+	}
+	return nil
 }
 
 // DelAddr implements Links.
-func (IPCommand) DelAddr(name string, a netip.Addr) error {
-	_, err := ipRun("addr", "del", hostPrefix(a), "dev", name)
-	return err
+func (NetlinkLinks) DelAddr(name string, a netip.Addr) error {
+	l, err := netlink.LinkByName(name)
+	if err != nil {
+		return fmt.Errorf("link %s: %w", name, err)
+	}
+	if err := netlink.AddrDel(l, hostAddr(a)); err != nil {
+		return fmt.Errorf("deleting %s from %s: %w", a, name, err)
+	}
+	return nil
 }
 
 // DeleteLink implements Links; a missing link is not an error.
-func (IPCommand) DeleteLink(name string) error {
-	if _, err := ipRun("link", "show", name); err != nil {
+func (NetlinkLinks) DeleteLink(name string) error {
+	l, err := netlink.LinkByName(name)
+	if err != nil {
 		return nil
 	}
-	_, err := ipRun("link", "del", name)
-	return err
+	return netlink.LinkDel(l)
 }
 
 // FakeLinks keeps links and addresses in memory; adding an address twice
