@@ -1,7 +1,6 @@
 package main
 
 import (
-	"fmt"
 	"path/filepath"
 
 	"github.com/spf13/cobra"
@@ -31,7 +30,9 @@ It writes an admin kubeconfig there and prints the line to use it.`,
 			if err != nil {
 				abs = p.Server.Kubeconfig
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "svcplane is up on %s\nexport KUBECONFIG=%s\n", p.Server.URL, abs)
+			if err := p.Announce(cmd.OutOrStdout(), p.Banner(abs)); err != nil {
+				return err
+			}
 			return p.Run(ctx)
 		},
 	}

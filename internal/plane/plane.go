@@ -2,9 +2,14 @@ package plane
 
 import (
 	"context"
+	"fmt"
+	"io"
 	"os"
+	"time"
 
+	"k8s.io/apimachinery/pkg/util/wait"
 	genericapiserver "k8s.io/apiserver/pkg/server"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/klog/v2"
@@ -161,4 +166,41 @@ func runProxy(ctx context.Context, pc app.Config, cfg *rest.Config) {
 	if err := app.RunForConfig(ctx, pc, cfg); err != nil {
 		klog.ErrorS(err, "Service proxy stopped; the rest of svcplane up runs on (the proxy needs root and nftables)")
 	}
+}
+
+// Announce writes msg to w once the server's /readyz answers 200 (not
+// before: a user who reads "up" can use it at once).
+func (p *Plane) Announce(w io.Writer, msg string) error {
+	return p.Server.AddPostStartHook("announce-ready", func(hc genericapiserver.PostStartHookContext) error {
+		client, err := kubernetes.NewForConfig(hc.LoopbackClientConfig)
+		if err != nil {
+			return err
+		}
+		go func() {
+			err := wait.PollUntilContextCancel(hc, 50*time.Millisecond, true, func(ctx context.Context) (bool, error) {
+				return client.Discovery().RESTClient().Get().AbsPath("/readyz").Do(ctx).Error() == nil, nil
+			})
+			if err == nil {
+				fmt.Fprint(w, msg)
+			}
+		}()
+		return nil
+	})
+}
+
+// Banner is what `svcplane up` prints once ready: where the API is, the
+// line to use it, what runs here and a first thing to try.
+func (p *Plane) Banner(kubeconfig string) string {
+	proxy := "no service proxy (--proxy-mode none)"
+	switch {
+	case p.Options.ProxyMode != ProxyNone && p.Options.Nodes == 1:
+		proxy = "service proxy: " + p.Options.ProxyMode + " (as root; it logs why if it cannot program the kernel)"
+	case p.Options.ProxyMode != ProxyNone:
+		proxy = "no service proxy: it serves a single local node"
+	}
+	return fmt.Sprintf(`svcplane is up on %s
+export KUBECONFIG=%s
+nodes: %d simulated (%s); %s
+try: kubectl create deployment web --image=registry.k8s.io/pause --replicas=3 && kubectl expose deployment web --port=80 && kubectl get endpointslices
+`, p.Server.URL, kubeconfig, p.Options.Nodes, p.Options.NodeName, proxy)
 }
