@@ -2,12 +2,12 @@ package ipaddress
 
 import (
 	"context"
-	"net/netip"
 
 	networkingv1 "k8s.io/api/networking/v1"
 	apivalidation "k8s.io/apimachinery/pkg/api/validation"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	utilvalidation "k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/svcplane/svcplane/internal/registry/resource"
@@ -45,22 +45,16 @@ func Definition() *resource.Definition {
 	}
 }
 
-// ValidateName requires the name to be an IP address in canonical form.
-func ValidateName(name string, prefix bool) []string {
-	if prefix {
-		return []string{"prefix not allowed"}
+// ValidateName is upstream's ValidateIPAddressName: the name is an IP
+// address in canonical form (apimachinery's IsValidIP); any address,
+// link-local and broadcast ones included, as upstream's conformance test
+// creates them.
+func ValidateName(name string, _ bool) []string {
+	var out []string
+	for _, e := range utilvalidation.IsValidIP(&field.Path{}, name) {
+		out = append(out, e.Detail)
 	}
-	ip, err := netip.ParseAddr(name)
-	if err != nil || ip.Zone() != "" {
-		return []string{"must be a valid IP address"}
-	}
-	if ip.String() != name {
-		return []string{"must be in canonical form (\"" + ip.String() + "\")"}
-	}
-	if ip.IsUnspecified() || ip.IsLoopback() || ip.IsLinkLocalUnicast() || ip.IsMulticast() {
-		return []string{"may not be an unspecified, loopback, link-local or multicast address"}
-	}
-	return nil
+	return out
 }
 
 func validateParentRef(ref *networkingv1.ParentReference) field.ErrorList {
