@@ -140,6 +140,13 @@ func TestNewDeploymentCreatesItsReplicaSetAndScalesIt(t *testing.T) {
 		!metav1.IsControlledBy(created, d) {
 		t.Fatalf("new ReplicaSet: annotations %v selector %v owners %v", created.Annotations, created.Spec.Selector, created.OwnerReferences)
 	}
+	// The Deployment carries its revision too (upstream's
+	// SetDeploymentRevision), written with its status.
+	actions := f.client.Actions()
+	written := actions[len(actions)-1].(clienttesting.UpdateAction).GetObject().(*appsv1.Deployment)
+	if written.Annotations[RevisionAnnotation] != "1" {
+		t.Fatalf("deployment annotations after the first sync: %v", written.Annotations)
+	}
 }
 
 func TestRollingUpdateKeepsWithinSurgeAndUnavailable(t *testing.T) {

@@ -36,7 +36,10 @@ func (c *Controller) updateStatus(ctx context.Context, d *appsv1.Deployment, new
 		setCondition(&st, appsv1.DeploymentAvailable, corev1.ConditionFalse, "MinimumReplicasUnavailable", "Deployment does not have minimum availability.", now)
 	}
 	c.progressing(d, newRS, &st, now)
-	if reflect.DeepEqual(d.Status, st) {
+	// The Deployment carries its current revision, as upstream's
+	// SetDeploymentRevision (clients wait on it: kubectl, the e2e suite).
+	revised := newRS != nil && setRevision(d, newRS.Annotations[RevisionAnnotation])
+	if !revised && reflect.DeepEqual(d.Status, st) {
 		return nil
 	}
 	d.Status = st
@@ -102,4 +105,16 @@ func setCondition(st *appsv1.DeploymentStatus, t appsv1.DeploymentConditionType,
 	}
 	st.Conditions = append(st.Conditions, appsv1.DeploymentCondition{Type: t, Status: s, Reason: reason, Message: msg,
 		LastUpdateTime: now, LastTransitionTime: now})
+}
+
+// setRevision sets d's revision annotation to rev; it reports a change.
+func setRevision(d *appsv1.Deployment, rev string) bool {
+	if rev == "" || d.Annotations[RevisionAnnotation] == rev {
+		return false
+	}
+	if d.Annotations == nil {
+		d.Annotations = map[string]string{}
+	}
+	d.Annotations[RevisionAnnotation] = rev
+	return true
 }
