@@ -248,3 +248,26 @@ func TestAvailableConditionFollowsMinimumAvailability(t *testing.T) {
 		t.Fatalf("status %+v", st)
 	}
 }
+
+// TestOwnReplicaSetUnseenByTheCacheIsNoCollision: the new ReplicaSet exists
+// (an earlier sync made it) but the controller's cache has not seen it;
+// the create's AlreadyExists is not a hash collision: no collisionCount
+// bump, the existing ReplicaSet is used (upstream's getNewReplicaSet).
+func TestOwnReplicaSetUnseenByTheCacheIsNoCollision(t *testing.T) {
+	d := deploymentOf(5, "v1")
+	d.UID = "d-uid"
+	f := newFixture(t, d)
+	rs := rsOf(d, "v1", 0, 5, 1, 0)
+	rs.OwnerReferences = []metav1.OwnerReference{controllerRef(d)}
+	if err := f.client.Tracker().Add(rs); err != nil { // in the API, not in the cache
+		t.Fatal(err)
+	}
+	f.sync("ns/web")
+	for _, a := range f.client.Actions() {
+		if u, ok := a.(clienttesting.UpdateAction); ok && a.GetSubresource() == "status" {
+			if got := u.GetObject().(*appsv1.Deployment); got.Status.CollisionCount != nil {
+				t.Fatalf("collisionCount bumped to %d for the Deployment's own ReplicaSet", *got.Status.CollisionCount)
+			}
+		}
+	}
+}

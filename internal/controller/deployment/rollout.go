@@ -65,6 +65,14 @@ func (c *Controller) createNewRS(ctx context.Context, d *appsv1.Deployment, owne
 	}
 	created, err := c.client.AppsV1().ReplicaSets(d.Namespace).Create(ctx, rs, metav1.CreateOptions{})
 	if apierrors.IsAlreadyExists(err) {
+		// Ours already (an earlier sync created it and this controller's
+		// cache has not seen it yet), as upstream checks: controlled by d
+		// with d's template, it is the new ReplicaSet, not a collision.
+		if cur, gerr := c.client.AppsV1().ReplicaSets(d.Namespace).Get(ctx, rs.Name, metav1.GetOptions{}); gerr == nil {
+			if ref := metav1.GetControllerOf(cur); ref != nil && ref.UID == d.UID && sameTemplate(&cur.Spec.Template, &d.Spec.Template) {
+				return cur, nil
+			}
+		}
 		// A ReplicaSet of that name with another template: bump the
 		// collision count so the next hash differs.
 		n := int32(1)
