@@ -1,0 +1,29 @@
+// Package dns is the cluster DNS: the Kubernetes DNS-Based Service
+// Discovery specification (schema 1.1.0) answered from an in-memory index
+// of Services and EndpointSlices, built on github.com/miekg/dns (the
+// library CoreDNS itself uses).
+//
+// The pieces, one file each:
+//   - Index (index.go) holds, per Service, what its records need: cluster
+//     IPs, ports, ExternalName and (headless) the ready endpoints with
+//     their hostnames; and the reverse (PTR) map. Informers feed it
+//     (informers.go); queries read it under a read lock.
+//   - Resolver (resolve.go) answers a question inside the cluster zone
+//     from the Index: A/AAAA, SRV, PTR, CNAME, the dns-version TXT, SOA
+//     and NS at the apex, the deprecated pod records, NXDOMAIN vs NODATA
+//     as the specification says. It never reaches the network.
+//   - Forwarder (forward.go) sends everything outside the zone (and
+//     reverse names the cluster does not own) to the host's resolvers, or
+//     refuses it (--dns-forward none).
+//   - Server (server.go) is the UDP and TCP listener: EDNS0, truncation to
+//     the client's buffer, CoreDNS's metric names (metrics.go) and its
+//     /health and /ready endpoints.
+//   - Register (register.go) keeps the kube-dns Service and its endpoints
+//     in kube-system, as kubeadm's CoreDNS add-on has them, pointing at
+//     this server.
+//
+// Guarantees: a Service is answered once its informer event is handled
+// (no cache in front of the index); malformed packets are answered with
+// FORMERR or dropped, never a panic; answers keep the question's letter
+// case while lookups ignore it.
+package dns

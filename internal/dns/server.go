@@ -1,0 +1,256 @@
+package dns
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	mdns "github.com/miekg/dns"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"k8s.io/klog/v2"
+)
+
+// Server answers DNS questions: the cluster zone and its reverse names
+// from the Resolver, the rest through the Forwarder (nil: REFUSED).
+type Server struct {
+	Resolver  *Resolver
+	Forwarder *Forwarder
+	Metrics   *Metrics
+	// Ready reports whether the index has synced (the /ready endpoint;
+	// questions are answered either way).
+	Ready func() bool
+	// Name is the "server" label of the metrics (dns://<addr>).
+	Name string
+}
+
+// NewServer returns a server for r, forwarding to upstreams (none:
+// refuse), with fresh metrics.
+func NewServer(r *Resolver, upstreams []string, ready func() bool) *Server {
+	s := &Server{Resolver: r, Metrics: NewMetrics(), Ready: ready, Name: "dns://:53"}
+	if len(upstreams) > 0 {
+		s.Forwarder = &Forwarder{Upstreams: upstreams, Observe: s.Metrics.observeForward}
+	}
+	return s
+}
+
+// Handle answers req as received over proto ("udp" or "tcp"); plugin is
+// who answered, for the metrics ("kubernetes", "forward" or "").
+func (s *Server) Handle(ctx context.Context, req *mdns.Msg, proto string) (resp *mdns.Msg, plugin string) {
+	opt := req.IsEdns0()
+	switch {
+	case len(req.Question) != 1:
+		return s.fail(req, mdns.RcodeFormatError), ""
+	case req.Opcode != mdns.OpcodeQuery:
+		return s.fail(req, mdns.RcodeNotImplemented), ""
+	case opt != nil && opt.Version() != 0:
+		resp = s.fail(req, mdns.RcodeBadVers)
+		resp.SetEdns0(mdns.DefaultMsgSize, false)
+		return resp, ""
+	}
+	q := req.Question[0]
+	if q.Qclass != mdns.ClassINET && q.Qclass != mdns.ClassANY {
+		return s.fail(req, mdns.RcodeRefused), ""
+	}
+	if q.Qtype == mdns.TypeAXFR || q.Qtype == mdns.TypeIXFR {
+		return s.fail(req, mdns.RcodeRefused), "kubernetes"
+	}
+	a, ok := s.Resolver.ZoneAnswer(q.Name, q.Qtype)
+	if !ok {
+		a, ok = s.Resolver.ReverseAnswer(q.Name, q.Qtype)
+	}
+	if !ok {
+		return s.forward(ctx, req), "forward"
+	}
+	resp = new(mdns.Msg)
+	resp.SetReply(req)
+	resp.Authoritative, resp.RecursionAvailable, resp.Compress = true, true, true
+	resp.Rcode, resp.Answer, resp.Ns, resp.Extra = a.Rcode, a.Answer, a.Ns, a.Extra
+	if a.Chase != "" && s.Forwarder != nil {
+		s.chase(ctx, resp, a.Chase, q.Qtype)
+	}
+	return resp, "kubernetes"
+}
+
+// chase appends the upstream's records of target to resp (the answer to an
+// ExternalName's CNAME); a failure leaves the CNAME alone.
+func (s *Server) chase(ctx context.Context, resp *mdns.Msg, target string, qtype uint16) {
+	q := new(mdns.Msg)
+	q.SetQuestion(target, qtype)
+	if up, err := s.Forwarder.Exchange(ctx, q); err == nil {
+		resp.Answer = append(resp.Answer, up.Answer...)
+	}
+}
+
+// forward sends req upstream and returns the answer (SERVFAIL when none
+// answers, REFUSED with no upstreams).
+func (s *Server) forward(ctx context.Context, req *mdns.Msg) *mdns.Msg {
+	if s.Forwarder == nil {
+		return s.fail(req, mdns.RcodeRefused)
+	}
+	up, err := s.Forwarder.Exchange(ctx, req)
+	if err != nil {
+		klog.V(2).InfoS("Forwarding failed", "name", req.Question[0].Name, "err", err)
+		return s.fail(req, mdns.RcodeServerFailure)
+	}
+	up.Id = req.Id
+	return up
+}
+
+func (s *Server) fail(req *mdns.Msg, rcode int) *mdns.Msg {
+	resp := new(mdns.Msg)
+	resp.SetRcode(req, rcode)
+	resp.RecursionAvailable = true
+	return resp
+}
+
+// ServeDNS is the miekg/dns handler: Handle, fit the answer to the
+// client's buffer (UDP: 512 bytes or its EDNS0 size, the rest truncated
+// with TC set), metrics, and a recovered panic as SERVFAIL.
+func (s *Server) ServeDNS(w mdns.ResponseWriter, req *mdns.Msg) {
+	start := time.Now()
+	proto, family := "udp", 1
+	if addr, ok := w.RemoteAddr().(*net.TCPAddr); ok {
+		proto = "tcp"
+		if addr.IP.To4() == nil {
+			family = 2
+		}
+	} else if addr, ok := w.RemoteAddr().(*net.UDPAddr); ok && addr.IP.To4() == nil {
+		family = 2
+	}
+	var resp *mdns.Msg
+	plugin := ""
+	defer func() {
+		if r := recover(); r != nil {
+			s.Metrics.panics.Inc()
+			klog.ErrorS(fmt.Errorf("%v", r), "DNS handler panicked", "question", req.Question)
+			resp = s.fail(req, mdns.RcodeServerFailure)
+			_ = w.WriteMsg(resp)
+		}
+		if len(req.Question) > 0 {
+			s.Metrics.observe(s.Name, proto, family, req, resp, plugin, time.Since(start))
+		}
+	}()
+	resp, plugin = s.Handle(context.Background(), req, proto)
+	size := mdns.MaxMsgSize
+	if proto == "udp" {
+		size = mdns.MinMsgSize
+		if opt := req.IsEdns0(); opt != nil {
+			size = max(int(opt.UDPSize()), mdns.MinMsgSize)
+		}
+	}
+	if opt := req.IsEdns0(); opt != nil && resp.IsEdns0() == nil {
+		resp.SetEdns0(uint16(min(size, int(mdns.DefaultMsgSize))), false)
+	}
+	resp.Truncate(size)
+	_ = w.WriteMsg(resp)
+}
+
+// ListenAndServe serves DNS on addr over UDP and TCP until ctx ends. The
+// sockets are bound before it returns an error or blocks, so a taken port
+// is reported at once.
+func (s *Server) ListenAndServe(ctx context.Context, addr string) error {
+	pc, err := net.ListenPacket("udp", addr)
+	if err != nil {
+		return err
+	}
+	l, err := net.Listen("tcp", addr)
+	if err != nil {
+		pc.Close()
+		return err
+	}
+	return s.Serve(ctx, pc, l)
+}
+
+// Serve serves on the given sockets until ctx ends.
+func (s *Server) Serve(ctx context.Context, pc net.PacketConn, l net.Listener) error {
+	udp := &mdns.Server{PacketConn: pc, Handler: s}
+	tcp := &mdns.Server{Listener: l, Handler: s}
+	errs := make(chan error, 2)
+	for _, srv := range []*mdns.Server{udp, tcp} {
+		go func() { errs <- srv.ActivateAndServe() }()
+	}
+	select {
+	case <-ctx.Done():
+		sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		_ = udp.ShutdownContext(sctx)
+		_ = tcp.ShutdownContext(sctx)
+		return nil
+	case err := <-errs:
+		_ = udp.Shutdown()
+		_ = tcp.Shutdown()
+		return err
+	}
+}
+
+// HTTPHandler serves /health (CoreDNS's health plugin: 200 "OK" while
+// the process runs), /ready (the ready plugin: 200 "OK" once synced, else
+// 503 naming the plugin not ready) and /metrics.
+func (s *Server) HTTPHandler() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/health", func(w http.ResponseWriter, _ *http.Request) {
+		start := time.Now()
+		_, _ = w.Write([]byte("OK"))
+		s.Metrics.healthDur.Observe(time.Since(start).Seconds())
+	})
+	mux.HandleFunc("/ready", func(w http.ResponseWriter, _ *http.Request) {
+		if s.Ready != nil && !s.Ready() {
+			w.WriteHeader(http.StatusServiceUnavailable)
+			_, _ = w.Write([]byte("kubernetes"))
+			return
+		}
+		_, _ = w.Write([]byte("OK"))
+	})
+	mux.Handle("/metrics", promhttp.HandlerFor(s.Metrics.Registry, promhttp.HandlerOpts{}))
+	return mux
+}
+
+// ServeHTTP runs HTTPHandler on each distinct non-empty address until ctx
+// ends; a bind error is returned at once.
+func (s *Server) ServeHTTP(ctx context.Context, addrs ...string) error {
+	seen := map[string]bool{}
+	var servers []*http.Server
+	var wg sync.WaitGroup
+	for _, a := range addrs {
+		if a == "" || seen[a] {
+			continue
+		}
+		seen[a] = true
+		l, err := net.Listen("tcp", a)
+		if err != nil {
+			for _, srv := range servers {
+				srv.Close()
+			}
+			return err
+		}
+		srv := &http.Server{Handler: s.HTTPHandler(), ReadHeaderTimeout: 5 * time.Second}
+		servers = append(servers, srv)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := srv.Serve(l); err != nil && !errors.Is(err, http.ErrServerClosed) {
+				klog.ErrorS(err, "DNS HTTP endpoint stopped", "address", a)
+			}
+		}()
+	}
+	go func() {
+		<-ctx.Done()
+		for _, srv := range servers {
+			srv.Close()
+		}
+	}()
+	return nil
+}
+
+// serverName is the metrics' server label for a listen address.
+func serverName(addr string) string {
+	if strings.HasPrefix(addr, "0.0.0.0:") || strings.HasPrefix(addr, "[::]:") {
+		addr = addr[strings.LastIndex(addr, ":"):]
+	}
+	return "dns://" + addr
+}
