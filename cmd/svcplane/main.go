@@ -4,6 +4,7 @@
 //	up          everything on one machine: server + local simulated nodes + their proxy
 //	node        N simulated nodes (node agent) against any API server
 //	proxy       the service proxy of one node (nftables, iptables, ipvs, userspace)
+//	dns         the cluster DNS (Services by name) against any API server
 //	kubeconfig  credentials for an identity, signed by the cluster CA
 //	bench       the benchmarks (server, services, nodes, deployment, proxy modes)
 //	version     the version served at /version
@@ -39,6 +40,6 @@ func newRootCommand() *cobra.Command {
 	klogFlags := flag.NewFlagSet("klog", flag.ContinueOnError)
 	klog.InitFlags(klogFlags)
 	root.PersistentFlags().AddGoFlagSet(klogFlags)
-	root.AddCommand(newServerCommand(), newUpCommand(), newKubeconfigCommand(), newVersionCommand(), newBenchCommand(), newProxyCommand(), newNodeCommand())
+	root.AddCommand(newServerCommand(), newUpCommand(), newKubeconfigCommand(), newVersionCommand(), newBenchCommand(), newProxyCommand(), newNodeCommand(), newDNSCommand())
 	return root
 }

@@ -14,6 +14,9 @@ const (
 	GroupNodes         = user.NodesGroup            // system:nodes
 	GroupNodeProxier   = "system:node-proxier"
 	groupAuthenticated = user.AllAuthenticated
+	// UserCoreDNS is the cluster DNS's identity, kubeadm's CoreDNS
+	// ServiceAccount (kube-system/coredns), bound to system:coredns.
+	UserCoreDNS = "system:serviceaccount:kube-system:coredns"
 )
 
 // rule allows verbs on resources ("resource" or "resource/subresource") of
@@ -51,6 +54,12 @@ var proxierRules = []rule{
 	{"networking.k8s.io", []string{"servicecidrs"}, []string{"list", "watch"}},
 }
 
+// coreDNSRules are kubeadm's system:coredns cluster role.
+var coreDNSRules = []rule{
+	{"", []string{"endpoints", "services", "pods", "namespaces"}, []string{"list", "watch"}},
+	{"discovery.k8s.io", []string{"endpointslices"}, []string{"list", "watch"}},
+}
+
 // publicPaths are readable by every authenticated user (upstream's
 // system:discovery, system:basic-user and system:public-info-viewer).
 var publicPaths = []string{"/healthz", "/livez", "/readyz", "/version", "/api", "/apis", "/openapi"}
@@ -79,6 +88,9 @@ func (bootstrapAuthorizer) Authorize(ctx context.Context, a authorizer.Attribute
 		return authorizer.DecisionAllow, "", nil
 	}
 	if has(groups, GroupNodeProxier) && allowed(proxierRules, a) {
+		return authorizer.DecisionAllow, "", nil
+	}
+	if u.GetName() == UserCoreDNS && allowed(coreDNSRules, a) {
 		return authorizer.DecisionAllow, "", nil
 	}
 	return authorizer.DecisionNoOpinion, "", nil

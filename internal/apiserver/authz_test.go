@@ -16,6 +16,7 @@ func TestBootstrapAuthorizer(t *testing.T) {
 		return authorizer.AttributesRecord{User: who, Verb: verb, APIGroup: group, Resource: resource,
 			Subresource: sub, ResourceRequest: true}
 	}
+	dns := &user.DefaultInfo{Name: UserCoreDNS, Groups: []string{"system:serviceaccounts", groupAuthenticated}}
 	cases := []struct {
 		name  string
 		attrs authorizer.Attributes
@@ -42,6 +43,10 @@ func TestBootstrapAuthorizer(t *testing.T) {
 		{"node creates events", res(u(GroupNodes), "create", "", "events", ""), true},
 		{"node cannot update pods", res(u(GroupNodes), "update", "", "pods", ""), false},
 		{"node cannot delete services", res(u(GroupNodes), "delete", "", "services", ""), false},
+		{"coredns watches endpointslices", res(dns, "watch", "discovery.k8s.io", "endpointslices", ""), true},
+		{"coredns lists services", res(dns, "list", "", "services", ""), true},
+		{"coredns cannot get secrets", res(dns, "get", "", "secrets", ""), false},
+		{"coredns cannot update services", res(dns, "update", "", "services", ""), false},
 		{"nobody cannot list services", res(u(), "list", "", "services", ""), false},
 		{"authenticated reads /version", authorizer.AttributesRecord{User: u(), Verb: "get", Path: "/version"}, true},
 		{"authenticated reads /openapi/v3/apis", authorizer.AttributesRecord{User: u(), Verb: "get", Path: "/openapi/v3/apis"}, true},

@@ -46,7 +46,8 @@ func TenthAddress(prefix netip.Prefix) (netip.Addr, error) {
 // Register applies, as kubeadm's DNS add-on has them, the kube-dns Service
 // (no selector; ports dns 53/UDP, dns-tcp 53/TCP and metrics 9153/TCP),
 // and its Endpoints (skipped by the mirroring controller) and
-// EndpointSlice pointing at reg.Endpoint. Idempotent; a kube-dns Service
+// EndpointSlice pointing at reg.Endpoint (none for a loopback address,
+// which endpoints may not hold). Idempotent; a kube-dns Service
 // made by someone else with another cluster IP is an error (cluster IPs
 // are immutable).
 func Register(ctx context.Context, client kubernetes.Interface, reg Registration) error {
@@ -82,6 +83,9 @@ func Register(ctx context.Context, client kubernetes.Interface, reg Registration
 	opts := metav1.ApplyOptions{FieldManager: fieldManager, Force: true}
 	if _, err := client.CoreV1().Services(ns).Apply(ctx, svc, opts); err != nil {
 		return fmt.Errorf("applying Service %s/%s: %w", ns, name, err)
+	}
+	if reg.Endpoint.Addr().IsLoopback() {
+		return nil // endpoints may not hold loopback addresses (Run says so)
 	}
 	ep := corev1ac.Endpoints(name, ns).WithLabels(map[string]string{discoveryv1.LabelSkipMirror: "true"}).WithSubsets(eps)
 	if _, err := client.CoreV1().Endpoints(ns).Apply(ctx, ep, opts); err != nil {

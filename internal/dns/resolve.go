@@ -324,4 +324,6 @@ func (r *Resolver) soa() mdns.RR {
 // noData is NOERROR with no answer and the SOA (RFC 2308).
 func (r *Resolver) noData() Answer { return Answer{Rcode: mdns.RcodeSuccess, Ns: []mdns.RR{r.soa()}} }
 
-func (r *Resolver) nxdomain() Answer { return Answer{Rcode: mdns.RcodeNameError, Ns: []mdns.RR{r.soa()}} }
+func (r *Resolver) nxdomain() Answer {
+	return Answer{Rcode: mdns.RcodeNameError, Ns: []mdns.RR{r.soa()}}
+}

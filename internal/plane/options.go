@@ -15,6 +15,7 @@ import (
 	"github.com/svcplane/svcplane/internal/apiserver"
 	"github.com/svcplane/svcplane/internal/controller/manager"
 	"github.com/svcplane/svcplane/internal/controller/nodelifecycle"
+	"github.com/svcplane/svcplane/internal/dns"
 )
 
 // Options say what runs in a `svcplane server` or `svcplane up` process
@@ -35,6 +36,12 @@ type Options struct {
 	// process (up --proxy-mode): nftables, iptables, ipvs, userspace, or
 	// none.
 	ProxyMode string
+	// DNS is the cluster DNS run in this process (up, unless --dns=false):
+	// by default on <advertise-address>:53 with metrics on :9153, with
+	// kube-system/kube-dns at the tenth address of the service range
+	// pointing at it.
+	DNS        dns.Config
+	DNSEnabled bool
 
 	// up: the process always embeds etcd.
 	up bool
@@ -64,6 +71,9 @@ func NewServerOptions() *Options {
 func NewUpOptions() *Options {
 	o := NewServerOptions()
 	o.Nodes, o.ProxyMode, o.up = 1, "nftables", true
+	o.DNSEnabled, o.DNS = true, dns.Defaults()
+	// Up binds them on the advertise address unless told otherwise.
+	o.DNS.BindAddress, o.DNS.HealthAddress, o.DNS.ReadyAddress, o.DNS.MetricsAddress = "", "", "", ""
 	return o
 }
 
@@ -95,6 +105,10 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.Lookup("etcd-servers").Hidden = true
 	fs.IntVar(&o.Nodes, "nodes", o.Nodes, "Local simulated nodes to run with the node credentials (0: none): --node-name, or <node-name>-<i> for several.")
 	fs.StringVar(&o.ProxyMode, "proxy-mode", o.ProxyMode, "Service proxy of the local node run in this process: nftables, iptables, ipvs, userspace, or none. It needs root; without it up runs on and says why.")
+	fs.BoolVar(&o.DNSEnabled, "dns", o.DNSEnabled, "Run the cluster DNS in this process, behind kube-system/kube-dns (the tenth address of the service range).")
+	o.DNS.AddFlags(fs)
+	fs.Lookup("dns-bind-address").Usage = "The UDP and TCP address:port the cluster DNS listens on; empty: <advertise-address>:53."
+	fs.Lookup("dns-metrics-address").Usage = "Address of the DNS's /metrics, /health and /ready (CoreDNS's series); empty: <advertise-address>:9153."
 }
 
 // AddFlags registers the controller manager's flags.

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net"
+	"net/netip"
 	"os"
 	"time"
 
@@ -16,6 +18,7 @@ import (
 
 	"github.com/svcplane/svcplane/internal/apiserver"
 	"github.com/svcplane/svcplane/internal/controller/manager"
+	"github.com/svcplane/svcplane/internal/dns"
 	"github.com/svcplane/svcplane/internal/node/agent"
 	"github.com/svcplane/svcplane/internal/proxy/app"
 )
@@ -66,7 +69,10 @@ func (p *Plane) build() error {
 	if err := p.addLocalNodes(); err != nil {
 		return err
 	}
-	return p.addLocalProxy()
+	if err := p.addLocalProxy(); err != nil {
+		return err
+	}
+	return p.addLocalDNS()
 }
 
 // Run serves until ctx is cancelled (apiserver.Server.Run); the hooks'
@@ -162,6 +168,74 @@ func (p *Plane) addLocalProxy() error {
 	})
 }
 
+// addLocalDNS runs the cluster DNS in this process once the server
+// serves (admin credentials, as the proxy) and keeps kube-system/kube-dns
+// pointing at it. A DNS that cannot bind its port is logged and leaves
+// the rest running.
+func (p *Plane) addLocalDNS() error {
+	if !p.Options.DNSEnabled {
+		return nil
+	}
+	c, reg, err := p.dnsConfig()
+	if err != nil {
+		return err
+	}
+	c.Register = &reg
+	cfg, err := clientcmd.BuildConfigFromFlags("", p.Server.Kubeconfig)
+	if err != nil {
+		return err
+	}
+	client, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return err
+	}
+	return p.Server.AddPostStartHook("start-cluster-dns", func(hc genericapiserver.PostStartHookContext) error {
+		p.loops.start(hc, func(ctx context.Context) {
+			if err := dns.Run(ctx, c, client); err != nil {
+				klog.ErrorS(err, "Cluster DNS stopped; the rest of svcplane up runs on (see --dns-bind-address, --dns=false)")
+			}
+		})
+		return nil
+	})
+}
+
+// dnsConfig fills the DNS's empty addresses from the advertise address
+// and says where kube-dns points.
+func (p *Plane) dnsConfig() (dns.Config, dns.Registration, error) {
+	c := p.Options.DNS
+	adv := p.Server.AdvertiseAddress.String()
+	if c.BindAddress == "" {
+		c.BindAddress = net.JoinHostPort(adv, "53")
+	}
+	if c.MetricsAddress == "" {
+		c.MetricsAddress = net.JoinHostPort(adv, "9153")
+	}
+	var reg dns.Registration
+	if err := c.Validate(); err != nil {
+		return c, reg, err
+	}
+	ep, err := netip.ParseAddrPort(c.BindAddress)
+	if err != nil || ep.Addr().IsUnspecified() {
+		_, port, _ := net.SplitHostPort(c.BindAddress)
+		ep, err = netip.ParseAddrPort(net.JoinHostPort(adv, port))
+	}
+	if err != nil {
+		return c, reg, fmt.Errorf("--dns-bind-address %q: %w", c.BindAddress, err)
+	}
+	reg.Endpoint = ep
+	if mp, err := netip.ParseAddrPort(c.MetricsAddress); err == nil {
+		reg.MetricsPort = mp.Port()
+	}
+	cidrs, err := apiserver.ServiceCIDRs(p.Options.ServiceClusterIPRange)
+	if err != nil {
+		return c, reg, err
+	}
+	if reg.ClusterIP, err = dns.TenthAddress(cidrs[0]); err != nil {
+		return c, reg, err
+	}
+	return c, reg, nil
+}
+
 func runProxy(ctx context.Context, pc app.Config, cfg *rest.Config) {
 	if err := app.RunForConfig(ctx, pc, cfg); err != nil {
 		klog.ErrorS(err, "Service proxy stopped; the rest of svcplane up runs on (the proxy needs root and nftables)")
@@ -198,9 +272,13 @@ func (p *Plane) Banner(kubeconfig string) string {
 	case p.Options.ProxyMode != ProxyNone:
 		proxy = "no service proxy: it serves a single local node"
 	}
+	dnsLine := "cluster DNS: off (--dns=false)\n"
+	if c, reg, err := p.dnsConfig(); p.Options.DNSEnabled && err == nil {
+		dnsLine = fmt.Sprintf("cluster DNS: kube-system/kube-dns %s (%s), served on %s\n", reg.ClusterIP, c.ClusterDomain, c.BindAddress)
+	}
 	return fmt.Sprintf(`svcplane is up on %s
 export KUBECONFIG=%s
 nodes: %d simulated (%s); %s
-try: kubectl create deployment web --image=registry.k8s.io/pause --replicas=3 && kubectl expose deployment web --port=80 && kubectl get endpointslices
-`, p.Server.URL, kubeconfig, p.Options.Nodes, p.Options.NodeName, proxy)
+%stry: kubectl create deployment web --image=registry.k8s.io/pause --replicas=3 && kubectl expose deployment web --port=80 && kubectl get endpointslices
+`, p.Server.URL, kubeconfig, p.Options.Nodes, p.Options.NodeName, proxy, dnsLine)
 }

@@ -1,0 +1,52 @@
+package main
+
+import (
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/spf13/cobra"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/svcplane/svcplane/internal/apiserver"
+	"github.com/svcplane/svcplane/internal/dns"
+)
+
+func newDNSCommand() *cobra.Command {
+	c := dns.Defaults()
+	var kubeconfig string
+	cmd := &cobra.Command{
+		Use:   "dns",
+		Short: "Run the cluster DNS (Services by name, the Kubernetes DNS specification) against an API server",
+		Long: `Serve the cluster domain from the API server's Services and EndpointSlices,
+as the Kubernetes DNS-Based Service Discovery specification (schema 1.1.0)
+says, and forward other names to the host's resolvers. Health, readiness
+and Prometheus metrics are CoreDNS's (ports 8080, 8181 and 9153; series
+coredns_*). Its identity is kubeadm's CoreDNS ServiceAccount:
+  svcplane kubeconfig --user ` + apiserver.UserCoreDNS + ` -o dns.kubeconfig
+` + "`svcplane up`" + ` runs it in-process and points kube-system/kube-dns at it.`,
+		Example: `  svcplane dns --kubeconfig dns.kubeconfig --dns-bind-address 127.0.0.1:1053 --dns-forward none
+  dig @127.0.0.1 -p 1053 kubernetes.default.svc.cluster.local`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := c.Validate(); err != nil {
+				return err
+			}
+			cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
+			if err != nil {
+				return err
+			}
+			client, err := kubernetes.NewForConfig(cfg)
+			if err != nil {
+				return err
+			}
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			return dns.Run(ctx, c, client)
+		},
+	}
+	cmd.Flags().StringVar(&kubeconfig, "kubeconfig", "", "Kubeconfig of the DNS's identity.")
+	c.AddFlags(cmd.Flags())
+	return cmd
+}
