@@ -72,7 +72,7 @@ func Register(ctx context.Context, client kubernetes.Interface, reg Registration
 		addrType = discoveryv1.AddressTypeIPv6
 	}
 	slice := discoveryv1ac.EndpointSlice(name, ns).WithAddressType(addrType).
-		WithLabels(map[string]string{discoveryv1.LabelServiceName: name, discoveryv1.LabelManagedBy: "svcplane.io/dns"}).
+		WithLabels(map[string]string{discoveryv1.LabelServiceName: name, discoveryv1.LabelManagedBy: fieldManager}).
 		WithEndpoints(discoveryv1ac.Endpoint().WithAddresses(reg.Endpoint.Addr().String()).
 			WithConditions(discoveryv1ac.EndpointConditions().WithReady(true).WithServing(true).WithTerminating(false)))
 	for _, p := range ports {

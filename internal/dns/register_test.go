@@ -7,6 +7,7 @@ import (
 
 	discoveryv1 "k8s.io/api/discovery/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/client-go/kubernetes/fake"
 )
 
@@ -36,6 +37,15 @@ func TestRegister(t *testing.T) {
 	es, err := c.DiscoveryV1().EndpointSlices("kube-system").Get(ctx, "kube-dns", metav1.GetOptions{})
 	if err != nil || es.Labels[discoveryv1.LabelServiceName] != "kube-dns" || *es.Ports[0].Port != 1053 || !*es.Endpoints[0].Conditions.Ready {
 		t.Errorf("EndpointSlice: %+v %v", es, err)
+	}
+
+	// The fake does not validate: the labels must be valid label values.
+	for _, labels := range []map[string]string{svc.Labels, ep.Labels, es.Labels} {
+		for k, v := range labels {
+			if errs := validation.IsValidLabelValue(v); len(errs) > 0 {
+				t.Errorf("label %s=%s: %v", k, v, errs)
+			}
+		}
 	}
 
 	c = fake.NewClientset()
