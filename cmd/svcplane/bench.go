@@ -12,7 +12,26 @@ import (
 func newBenchCommand() *cobra.Command {
 	cmd := &cobra.Command{Use: "bench", Short: "Measure svcplane on this machine and print the figures"}
 	cmd.AddCommand(newBenchServerCommand(), newBenchServicesCommand(), newBenchProxyCommand(), newBenchNodesCommand(),
-		newBenchDeploymentCommand(), newBenchHACommand())
+		newBenchDeploymentCommand(), newBenchHACommand(), newBenchDNSCommand())
+	return cmd
+}
+
+func newBenchDNSCommand() *cobra.Command {
+	c := bench.DNSConfig{Services: 5000, Endpoints: 10, Duration: 5 * time.Second, Concurrency: []int{1, 2, 4, 8, 16, 32}}
+	cmd := &cobra.Command{
+		Use:   "dns",
+		Short: "Cluster DNS on a fresh server with N Services × M endpoints: print queries/s and latency per concurrency, the best q/s at p99 ≤ 1 ms, and RSS (side by side with CoreDNS given --coredns)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return bench.DNS(cmd.OutOrStdout(), cmd.ErrOrStderr(), c)
+		},
+	}
+	f := cmd.Flags()
+	f.IntVar(&c.Services, "services", c.Services, "Number of ClusterIP Services.")
+	f.IntVar(&c.Endpoints, "endpoints", c.Endpoints, "Ready endpoints per Service (one EndpointSlice each).")
+	f.DurationVar(&c.Duration, "duration", c.Duration, "Length of each concurrency step.")
+	f.IntSliceVar(&c.Concurrency, "concurrency", c.Concurrency, "Closed-loop UDP clients per step.")
+	f.StringVar(&c.CoreDNS, "coredns", c.CoreDNS, "A coredns binary to run side by side (kubernetes plugin; cache off, then cache 30).")
 	return cmd
 }
 

@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"fmt"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -26,7 +27,10 @@ func TestUpConsoleIsClean(t *testing.T) {
 	requireRoot(t)
 	t.Parallel()
 	up := &hostServer{t: t, dir: filepath.Join(t.TempDir(), "data"), port: freePort(t), args: []string{"up",
-		"--proxy-mode", "none", "--advertise-address", "10.203.0.71"}}
+		"--proxy-mode", "none", "--advertise-address", "10.203.0.71",
+		// The advertise address is not this host's: the DNS listens on a
+		// free loopback port (kube-dns gets no endpoints, said at info).
+		"--dns-bind-address", fmt.Sprintf("127.0.0.1:%d", freePort(t)), "--dns-metrics-address", fmt.Sprintf("127.0.0.1:%d", freePort(t))}}
 	up.start()
 	kubeconfig := filepath.Join(up.dir, "kubeconfig")
 	kubectl := func(args ...string) string {

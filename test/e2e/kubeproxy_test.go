@@ -129,7 +129,7 @@ conntrack: {maxPerCore: 0}
 			return got["b1"] > 0 && got["b2"] > 0 && got["b1"]+got["b2"] == 24
 		}
 	}
-	took := waitFor(t, "ClusterIP traffic to both backends", 60*time.Second, both("10.96.0.10:80"))
+	took := waitFor(t, "ClusterIP traffic to both backends", 60*time.Second, both("10.96.0.20:80"))
 	t.Logf("%s: upstream kube-proxy routed the ClusterIP %v after it started", mode, took.Round(10*time.Millisecond))
 	waitFor(t, "NodePort traffic to both backends", 20*time.Second, both("10.100.0.1:30080"))
 
@@ -138,7 +138,7 @@ conntrack: {maxPerCore: 0}
 		"-p", `[{"op":"remove","path":"/endpoints/0"}]`); err != nil {
 		t.Fatalf("kubectl patch: %v\n%s", err, out)
 	}
-	waitFor(t, "traffic to b2 only", 30*time.Second, func() bool { return answers("10.96.0.10:80")["b2"] == 24 })
+	waitFor(t, "traffic to b2 only", 30*time.Second, func() bool { return answers("10.96.0.20:80")["b2"] == 24 })
 	// Reflector errors (a refused list or watch) would show here.
 	for _, bad := range []string{"field label not supported", "is forbidden", "failed to list *v1", "Failed to watch"} {
 		if log := proxy.log.String(); strings.Contains(log, bad) {

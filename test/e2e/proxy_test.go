@@ -23,7 +23,7 @@ kind: Service
 metadata: {name: web, namespace: default}
 spec:
   type: NodePort
-  clusterIP: 10.96.0.10
+  clusterIP: 10.96.0.20
   ports: [{name: http, port: 80, targetPort: 8080, nodePort: 30080}]
 ---
 apiVersion: discovery.k8s.io/v1
@@ -96,7 +96,7 @@ func upProxyMode(t *testing.T, mode string) {
 	both := func(addr string) func() bool {
 		return func() bool { got := answers(addr); return got["b1"] > 0 && got["b2"] > 0 && got["b1"]+got["b2"] == 24 }
 	}
-	took := waitFor(t, "ClusterIP traffic to both backends", 30*time.Second, both("10.96.0.10:80"))
+	took := waitFor(t, "ClusterIP traffic to both backends", 30*time.Second, both("10.96.0.20:80"))
 	t.Logf("%s: ClusterIP answered %v after the Service was applied", mode, took.Round(10*time.Millisecond))
 	waitFor(t, "NodePort traffic to both backends", 10*time.Second, both("10.100.0.1:30080"))
 	if mode == "ipvs" {
@@ -117,11 +117,11 @@ func upProxyMode(t *testing.T, mode string) {
 		"-p", `[{"op":"remove","path":"/endpoints/0"}]`); err != nil {
 		t.Fatalf("kubectl patch: %v\n%s", err, out)
 	}
-	waitFor(t, "traffic to b2 only", 30*time.Second, func() bool { return answers("10.96.0.10:80")["b2"] == 24 })
+	waitFor(t, "traffic to b2 only", 30*time.Second, func() bool { return answers("10.96.0.20:80")["b2"] == 24 })
 
 	up.signal(t, syscall.SIGTERM)
 	if mode != "userspace" {
-		if got := answers("10.96.0.10:80"); got["b2"] != 24 {
+		if got := answers("10.96.0.20:80"); got["b2"] != 24 {
 			t.Errorf("traffic should keep flowing while the proxy is down, got %v", got)
 		}
 	}
@@ -129,7 +129,7 @@ func upProxyMode(t *testing.T, mode string) {
 		t.Fatalf("svcplane proxy --cleanup: %v\n%s", err, out)
 	}
 	ruleset, _ := node.exec(context.Background(), "nft", "list", "ruleset")
-	for _, left := range []string{"svcplane", "KUBE-SVC", "KUBE-SERVICES", "10.96.0.10"} {
+	for _, left := range []string{"svcplane", "KUBE-SVC", "KUBE-SERVICES", "10.96.0.20"} {
 		if strings.Contains(ruleset, left) {
 			t.Errorf("--cleanup left %q:\n%s", left, ruleset)
 		}

@@ -64,7 +64,7 @@ func TestUpRestartKeepsEverything(t *testing.T) {
 	// answered dials the Service 24 times and returns how many answered,
 	// with the dialer's whole output.
 	answered := func() (int, string) {
-		out, _ := l.Helper("client", "dial", "PROTO=tcp", "ADDR=10.96.0.10:80").CombinedOutput()
+		out, _ := l.Helper("client", "dial", "PROTO=tcp", "ADDR=10.96.0.20:80").CombinedOutput()
 		n := 0
 		for _, line := range strings.Split(string(out), "\n") {
 			if f := strings.Fields(line); len(f) > 0 && (f[0] == "b1" || f[0] == "b2") {
@@ -79,7 +79,7 @@ func TestUpRestartKeepsEverything(t *testing.T) {
 	// entries, which live 120 s: a later connection that happens to reuse
 	// one's source port matches it and skips DNAT. No real client dials a
 	// ClusterIP before its Service exists; forget those flows.
-	if out, err := node.exec(context.Background(), "conntrack", "-D", "-p", "tcp", "--orig-dst", "10.96.0.10", "--status", "UNREPLIED"); err != nil && !strings.Contains(err.Error(), "0 flow entries") {
+	if out, err := node.exec(context.Background(), "conntrack", "-D", "-p", "tcp", "--orig-dst", "10.96.0.20", "--status", "UNREPLIED"); err != nil && !strings.Contains(err.Error(), "0 flow entries") {
 		t.Fatalf("conntrack -D: %v %s", err, out)
 	}
 	state := func() string {

@@ -1,0 +1,346 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"sync"
+	"syscall"
+	"time"
+
+	mdns "github.com/miekg/dns"
+	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/utils/ptr"
+)
+
+// DNSConfig is `svcplane bench dns`'s settings.
+type DNSConfig struct {
+	Services, Endpoints int
+	// Duration of each load step.
+	Duration time.Duration
+	// Concurrency steps: closed-loop clients per step.
+	Concurrency []int
+	// CoreDNS, when set, is a coredns binary run side by side (cache off,
+	// then on).
+	CoreDNS string
+}
+
+// dnsTarget is one DNS server process under test.
+type dnsTarget struct {
+	name string
+	addr string
+	proc *exec.Cmd
+}
+
+// DNS fills a fresh `svcplane server` with cfg.Services ClusterIP Services
+// of cfg.Endpoints endpoints each, starts `svcplane dns` (and CoreDNS with
+// its kubernetes plugin, cache off and on, when cfg.CoreDNS is set) on
+// loopback, and for each prints, per closed-loop concurrency step, the
+// queries/s and latency percentiles of A questions for random Services,
+// the best queries/s with p99 ≤ 1 ms, and the process's RSS.
+func DNS(out, progressOut io.Writer, cfg DNSConfig) error {
+	p := startProgress(progressOut)
+	defer p.stop()
+	b, err := startServer()
+	if err != nil {
+		return err
+	}
+	defer b.stop()
+	client, err := b.fastClient()
+	if err != nil {
+		return err
+	}
+	p.phase(fmt.Sprintf("creating %d Services × %d endpoints", cfg.Services, cfg.Endpoints), nil)
+	if err := fillDNSServices(client, cfg.Services, cfg.Endpoints); err != nil {
+		return err
+	}
+	kubeconfig := filepath.Join(b.dir, "kubeconfig")
+	fmt.Fprintf(out, "%d Services × %d endpoints; A questions for random Services over UDP on loopback, %s per step\n",
+		cfg.Services, cfg.Endpoints, cfg.Duration)
+	targets := []func() (*dnsTarget, error){func() (*dnsTarget, error) { return startSvcplaneDNS(kubeconfig) }}
+	if cfg.CoreDNS != "" {
+		for _, cache := range []bool{false, true} {
+			targets = append(targets, func() (*dnsTarget, error) { return startCoreDNS(cfg.CoreDNS, kubeconfig, cache) })
+		}
+	}
+	for _, start := range targets {
+		t, err := start()
+		if err != nil {
+			return err
+		}
+		err = loadDNS(out, p, t, cfg)
+		_ = t.proc.Process.Signal(syscall.SIGTERM)
+		_ = t.proc.Wait()
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// fillDNSServices creates n selectorless Services in namespace bench, each
+// with one EndpointSlice of eps ready endpoints.
+func fillDNSServices(client kubernetes.Interface, n, eps int) error {
+	ctx := context.Background()
+	if _, err := client.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "bench"}}, metav1.CreateOptions{}); err != nil {
+		return err
+	}
+	work := make(chan int)
+	errs := make(chan error, 32)
+	var wg sync.WaitGroup
+	for range 32 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range work {
+				if err := createDNSService(ctx, client, i, eps); err != nil {
+					errs <- err
+					return
+				}
+			}
+		}()
+	}
+	go func() {
+		defer close(work)
+		for i := range n {
+			select {
+			case work <- i:
+			case err := <-errs:
+				errs <- err
+				return
+			}
+		}
+	}()
+	wg.Wait()
+	select {
+	case err := <-errs:
+		return err
+	default:
+		return nil
+	}
+}
+
+func createDNSService(ctx context.Context, client kubernetes.Interface, i, eps int) error {
+	name := fmt.Sprintf("svc-%d", i)
+	svc := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: name},
+		Spec: corev1.ServiceSpec{Ports: []corev1.ServicePort{{Name: "http", Port: 80}}}}
+	if _, err := client.CoreV1().Services("bench").Create(ctx, svc, metav1.CreateOptions{}); err != nil {
+		return err
+	}
+	es := &discoveryv1.EndpointSlice{ObjectMeta: metav1.ObjectMeta{Name: name + "-1",
+		Labels: map[string]string{discoveryv1.LabelServiceName: name}},
+		AddressType: discoveryv1.AddressTypeIPv4,
+		Ports:       []discoveryv1.EndpointPort{{Name: ptr.To("http"), Port: ptr.To[int32](80)}}}
+	for j := range eps {
+		es.Endpoints = append(es.Endpoints, discoveryv1.Endpoint{
+			Addresses:  []string{fmt.Sprintf("10.%d.%d.%d", 128+i/65536, i/256%256, i%256)},
+			Conditions: discoveryv1.EndpointConditions{Ready: ptr.To(true)},
+			Hostname:   ptr.To(fmt.Sprintf("ep-%d", j)),
+		})
+		es.Endpoints[j].Addresses[0] = fmt.Sprintf("10.%d.%d.%d", 128+j, i/256%256, i%256)
+	}
+	_, err := client.DiscoveryV1().EndpointSlices("bench").Create(ctx, es, metav1.CreateOptions{})
+	return err
+}
+
+// freeAddr is a free loopback address:port (UDP and TCP).
+func freeAddr() (string, error) {
+	for range 20 {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return "", err
+		}
+		addr := l.Addr().String()
+		l.Close()
+		if pc, err := net.ListenPacket("udp", addr); err == nil {
+			pc.Close()
+			return addr, nil
+		}
+	}
+	return "", fmt.Errorf("no free loopback port for UDP and TCP")
+}
+
+func startSvcplaneDNS(kubeconfig string) (*dnsTarget, error) {
+	self, err := os.Executable()
+	if err != nil {
+		return nil, err
+	}
+	addr, err := freeAddr()
+	if err != nil {
+		return nil, err
+	}
+	ready, err := freeAddr()
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command(self, "dns", "--kubeconfig", kubeconfig, "--dns-bind-address", addr, "--dns-forward", "none",
+		"--dns-health-address", "", "--dns-metrics-address", "", "--dns-ready-address", ready)
+	return startDNSProcess("svcplane dns", cmd, addr, ready)
+}
+
+// startCoreDNS runs coredns with kubeadm's kubernetes block (pods
+// insecure, TTL 5 s), and a 30 s cache when cache is set.
+func startCoreDNS(bin, kubeconfig string, cache bool) (*dnsTarget, error) {
+	addr, err := freeAddr()
+	if err != nil {
+		return nil, err
+	}
+	ready, err := freeAddr()
+	if err != nil {
+		return nil, err
+	}
+	host, port, _ := net.SplitHostPort(addr)
+	cacheLine, name := "", "CoreDNS (cache off)"
+	if cache {
+		cacheLine, name = "cache 30", "CoreDNS (cache 30)"
+	}
+	corefile := fmt.Sprintf(`.:%s {
+    bind %s
+    errors
+    ready %s
+    kubernetes cluster.local in-addr.arpa ip6.arpa {
+        kubeconfig %s
+        pods insecure
+        ttl 5
+    }
+    %s
+}
+`, port, host, ready, kubeconfig, cacheLine)
+	f, err := os.CreateTemp("", "svcplane-bench-Corefile-*")
+	if err != nil {
+		return nil, err
+	}
+	defer os.Remove(f.Name())
+	if _, err := f.WriteString(corefile); err != nil {
+		return nil, err
+	}
+	f.Close()
+	cmd := exec.Command(bin, "-conf", f.Name())
+	t, err := startDNSProcess(name, cmd, addr, ready)
+	return t, err
+}
+
+// startDNSProcess starts cmd and waits for its /ready.
+func startDNSProcess(name string, cmd *exec.Cmd, addr, ready string) (*dnsTarget, error) {
+	logf, err := os.CreateTemp("", "svcplane-bench-dns-*.log")
+	if err != nil {
+		return nil, err
+	}
+	cmd.Stdout, cmd.Stderr = logf, logf
+	dieWithParent(cmd)
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	deadline := time.Now().Add(60 * time.Second)
+	for time.Now().Before(deadline) {
+		if resp, err := http.Get("http://" + ready + "/ready"); err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				os.Remove(logf.Name())
+				return &dnsTarget{name: name, addr: addr, proc: cmd}, nil
+			}
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	_ = cmd.Process.Kill()
+	_ = cmd.Wait()
+	return nil, fmt.Errorf("%s not ready within 60 s (log: %s)", name, logf.Name())
+}
+
+// loadDNS runs the concurrency steps against t and prints each.
+func loadDNS(out io.Writer, p *progress, t *dnsTarget, cfg DNSConfig) error {
+	fmt.Fprintf(out, "%s:\n", t.name)
+	best := 0.0
+	for _, c := range cfg.Concurrency {
+		p.phase(fmt.Sprintf("%s, %d clients", t.name, c), nil)
+		st, err := dnsStep(t.addr, c, cfg.Services, cfg.Duration)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(out, "  %3d clients: %8.0f q/s  p50 %.3f ms  p99 %.3f ms  lost %d\n", c, st.qps, st.p50, st.p99, st.lost)
+		if st.p99 <= 1 && st.lost == 0 {
+			best = max(best, st.qps)
+		}
+	}
+	rss, _ := rssBytes(t.proc.Process.Pid)
+	fmt.Fprintf(out, "  best with p99 ≤ 1 ms: %.0f q/s; RSS %.1f MB\n", best, float64(rss)/(1<<20))
+	return nil
+}
+
+type dnsStats struct {
+	qps, p50, p99 float64
+	lost          int
+}
+
+// dnsStep runs c closed-loop UDP clients asking random Services' A
+// records for d; answers that are not NOERROR with one A are errors.
+func dnsStep(addr string, c, services int, d time.Duration) (dnsStats, error) {
+	var mu sync.Mutex
+	var lat []time.Duration
+	lost := 0
+	var firstErr error
+	var wg sync.WaitGroup
+	stop := time.Now().Add(d)
+	for w := range c {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			conn, err := net.Dial("udp", addr)
+			if err != nil {
+				mu.Lock()
+				firstErr = err
+				mu.Unlock()
+				return
+			}
+			defer conn.Close()
+			var mine []time.Duration
+			myLost := 0
+			buf := make([]byte, 4096)
+			for i := w; time.Now().Before(stop); i += c {
+				q := new(mdns.Msg)
+				q.SetQuestion(fmt.Sprintf("svc-%d.bench.svc.cluster.local.", (i*7919)%services), mdns.TypeA)
+				pkt, _ := q.Pack()
+				t0 := time.Now()
+				_ = conn.SetDeadline(t0.Add(time.Second))
+				if _, err := conn.Write(pkt); err != nil {
+					myLost++
+					continue
+				}
+				n, err := conn.Read(buf)
+				if err != nil {
+					myLost++
+					continue
+				}
+				mine = append(mine, time.Since(t0))
+				resp := new(mdns.Msg)
+				if err := resp.Unpack(buf[:n]); err != nil || resp.Rcode != mdns.RcodeSuccess || len(resp.Answer) != 1 {
+					mu.Lock()
+					if firstErr == nil {
+						firstErr = fmt.Errorf("%s: bad answer for %s: %v %v", addr, q.Question[0].Name, resp, err)
+					}
+					mu.Unlock()
+					return
+				}
+			}
+			mu.Lock()
+			lat = append(lat, mine...)
+			lost += myLost
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	if firstErr != nil {
+		return dnsStats{}, firstErr
+	}
+	slices.Sort(lat)
+	return dnsStats{qps: float64(len(lat)) / d.Seconds(), p50: pct(lat, 50), p99: pct(lat, 99), lost: lost}, nil
+}
