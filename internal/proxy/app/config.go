@@ -35,6 +35,8 @@ type Config struct {
 	// CanaryInterval (iptables mode): how often the canary chains are
 	// checked for a flush.
 	CanaryInterval time.Duration
+	// EnableProfiling serves /debug/pprof on the metrics address.
+	EnableProfiling bool
 }
 
 // Defaults returns kube-proxy's defaults.

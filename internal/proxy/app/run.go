@@ -4,7 +4,6 @@ import (
 	"context"
 
 	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/klog/v2"
@@ -54,7 +53,7 @@ func Run(ctx context.Context, cfg Config, client kubernetes.Interface, deps Deps
 		return err
 	}
 	serve(ctx, cfg.HealthzBindAddress, obs.health.Handler())
-	serve(ctx, cfg.MetricsBindAddress, promhttp.HandlerFor(obs.reg, promhttp.HandlerOpts{}))
+	serve(ctx, cfg.MetricsBindAddress, metricsHandler(obs.reg, mode, cfg.EnableProfiling))
 	if err := tracker.StartAll(ctx, client, tracker.Options{WatchServiceCIDRs: true}, stack.trackers()...); err != nil {
 		return err
 	}
