@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/svcplane/svcplane/internal/proxy"
+	"github.com/svcplane/svcplane/internal/proxy/conntrack"
 )
 
 // Config is kube-proxy's settings that svcplane honours.
@@ -37,6 +38,9 @@ type Config struct {
 	CanaryInterval time.Duration
 	// EnableProfiling serves /debug/pprof on the metrics address.
 	EnableProfiling bool
+	// Conntrack, when set, is applied to the kernel's conntrack sysctls at
+	// start, as kube-proxy does (nil leaves them: `svcplane up`).
+	Conntrack *conntrack.Sysctls
 }
 
 // Defaults returns kube-proxy's defaults.

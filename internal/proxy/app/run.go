@@ -9,6 +9,7 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/svcplane/svcplane/internal/proxy"
+	"github.com/svcplane/svcplane/internal/proxy/conntrack"
 	"github.com/svcplane/svcplane/internal/proxy/healthcheck"
 	"github.com/svcplane/svcplane/internal/proxy/metrics"
 	"github.com/svcplane/svcplane/internal/proxy/tracker"
@@ -37,6 +38,11 @@ func Run(ctx context.Context, cfg Config, client kubernetes.Interface, deps Deps
 	mode, err := ChooseMode(cfg.Mode, deps.IPVSSupport)
 	if err != nil {
 		return err
+	}
+	if cfg.Conntrack != nil {
+		if err := conntrack.SetSysctls(deps.SysRoot, *cfg.Conntrack); err != nil {
+			return err
+		}
 	}
 	nodeName, err := cfg.NodeName()
 	if err != nil {
