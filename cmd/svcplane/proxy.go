@@ -16,6 +16,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/svcplane/svcplane/internal/proxy/app"
+	"github.com/svcplane/svcplane/internal/proxy/conntrack"
 )
 
 func newProxyCommand() *cobra.Command {
@@ -45,8 +46,9 @@ func newProxyCommand() *cobra.Command {
 				return app.Cleanup(ctx)
 			}
 			if o.initOnly {
-				klog.InfoS("--init-only: svcplane's proxy has no privileged initialization to do apart from running")
-				return nil
+				// kube-proxy's privileged initialization that svcplane has:
+				// the conntrack sysctls (its rules need no other).
+				return conntrack.SetSysctls("/", conntrackSysctls(&s.Conntrack))
 			}
 			rc, err := proxyClientConfig(s.ClientConnection, o.master)
 			if err != nil {
@@ -78,7 +80,28 @@ func (s *proxySettings) appConfig(o *proxyOptions) app.Config {
 	}
 	cfg.IPTablesVariant = o.iptablesVariant
 	cfg.CanaryInterval = o.canaryInterval
+	ct := conntrackSysctls(&s.Conntrack)
+	cfg.Conntrack = &ct
 	return cfg
+}
+
+// conntrackSysctls is the conntrack section, which kube-proxy applies at
+// every start (nil pointers, as after defaulting never, leave the kernel's).
+func conntrackSysctls(c *kubeproxyconfig.KubeProxyConntrackConfiguration) conntrack.Sysctls {
+	s := conntrack.Sysctls{TCPBeLiberal: c.TCPBeLiberal, UDPTimeout: c.UDPTimeout.Duration, UDPStreamTimeout: c.UDPStreamTimeout.Duration}
+	if c.MaxPerCore != nil {
+		s.MaxPerCore = *c.MaxPerCore
+	}
+	if c.Min != nil {
+		s.Min = *c.Min
+	}
+	if c.TCPEstablishedTimeout != nil {
+		s.TCPEstablishedTimeout = c.TCPEstablishedTimeout.Duration
+	}
+	if c.TCPCloseWaitTimeout != nil {
+		s.TCPCloseWaitTimeout = c.TCPCloseWaitTimeout.Duration
+	}
+	return s
 }
 
 // proxyClientConfig is kube-proxy's API client: the kubeconfig with

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/util/yaml"
+
+	"github.com/svcplane/svcplane/internal/proxy/conntrack"
 )
 
 // TestProxyKubeadmCommandLine: the command line and config.conf of the
@@ -29,6 +31,9 @@ func TestProxyKubeadmCommandLine(t *testing.T) {
 		cfg.NodePortAddresses != nil || cfg.HealthzBindAddress != "0.0.0.0:10256" || cfg.MetricsBindAddress != "127.0.0.1:10249" ||
 		cfg.IPVSScheduler != "rr" || cfg.EnableProfiling {
 		t.Errorf("app config %+v", cfg)
+	}
+	if want := (conntrack.Sysctls{MaxPerCore: 32768, Min: 131072, TCPEstablishedTimeout: 24 * time.Hour, TCPCloseWaitTimeout: time.Hour}); cfg.Conntrack == nil || *cfg.Conntrack != want {
+		t.Errorf("conntrack sysctls %+v, want %+v", cfg.Conntrack, want)
 	}
 	cc := s.ClientConnection
 	if cc.Kubeconfig != "/var/lib/kube-proxy/kubeconfig.conf" || cc.ContentType != "application/vnd.kubernetes.protobuf" || cc.QPS != 5 || cc.Burst != 10 {

@@ -68,7 +68,7 @@ func (o *proxyOptions) addGeneralFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.configFile, "config", o.configFile, "Path of a KubeProxyConfiguration (kubeproxy.config.k8s.io/v1alpha1) file. When given, it wins over every flag except --hostname-override, the logging flags, --master, --cleanup, --init-only and --write-config-to.")
 	fs.StringVar(&o.writeConfigTo, "write-config-to", o.writeConfigTo, "Write the configuration (defaults and flags) to this file and exit.")
 	fs.BoolVar(&o.cleanup, "cleanup", o.cleanup, "Remove the rules of every proxy mode and exit.")
-	fs.BoolVar(&o.initOnly, "init-only", o.initOnly, "Do the initialization that needs full root privileges, then exit (svcplane has none to do).")
+	fs.BoolVar(&o.initOnly, "init-only", o.initOnly, "Do the initialization that needs full root privileges (the conntrack sysctls), then exit.")
 	fs.Var(cliflag.NewMapStringBool(&c.FeatureGates), "feature-gates", "key=value pairs of feature gates. svcplane applies the logging ones (LoggingAlphaOptions, LoggingBetaOptions, ContextualLogging) and accepts the others."+ignoredWithConfig)
 	fs.StringVar(&c.ClientConnection.Kubeconfig, "kubeconfig", c.ClientConnection.Kubeconfig, "Path of a kubeconfig (with --master empty too: the in-cluster config).")
 	fs.StringVar(&o.master, "master", o.master, "The API server's address; overrides the kubeconfig's.")
@@ -115,14 +115,13 @@ func (o *proxyOptions) addModeFlags(fs *pflag.FlagSet) {
 
 func (o *proxyOptions) addConntrackFlags(fs *pflag.FlagSet) {
 	ct := &o.config.Conntrack
-	const unused = " (svcplane: unused)"
-	fs.Int32Var(ct.MaxPerCore, "conntrack-max-per-core", *ct.MaxPerCore, "Conntrack entries per CPU core; 0 leaves the limit and ignores --conntrack-min"+unused+".")
-	fs.Int32Var(ct.Min, "conntrack-min", *ct.Min, "Minimum conntrack entries, whatever --conntrack-max-per-core gives"+unused+".")
-	fs.DurationVar(&ct.TCPEstablishedTimeout.Duration, "conntrack-tcp-timeout-established", ct.TCPEstablishedTimeout.Duration, "Idle timeout of established TCP connections, 0 leaves it"+unused+".")
-	fs.DurationVar(&ct.TCPCloseWaitTimeout.Duration, "conntrack-tcp-timeout-close-wait", ct.TCPCloseWaitTimeout.Duration, "Timeout of TCP connections in CLOSE_WAIT"+unused+".")
-	fs.BoolVar(&ct.TCPBeLiberal, "conntrack-tcp-be-liberal", ct.TCPBeLiberal, "Set nf_conntrack_tcp_be_liberal to 1"+unused+".")
-	fs.DurationVar(&ct.UDPTimeout.Duration, "conntrack-udp-timeout", ct.UDPTimeout.Duration, "Idle timeout of UNREPLIED UDP flows, 0 leaves it"+unused+".")
-	fs.DurationVar(&ct.UDPStreamTimeout.Duration, "conntrack-udp-timeout-stream", ct.UDPStreamTimeout.Duration, "Idle timeout of ASSURED UDP flows, 0 leaves it"+unused+".")
+	fs.Int32Var(ct.MaxPerCore, "conntrack-max-per-core", *ct.MaxPerCore, "nf_conntrack_max per CPU (at least --conntrack-min); 0 leaves the limit and ignores --conntrack-min.")
+	fs.Int32Var(ct.Min, "conntrack-min", *ct.Min, "Minimum nf_conntrack_max, whatever --conntrack-max-per-core gives.")
+	fs.DurationVar(&ct.TCPEstablishedTimeout.Duration, "conntrack-tcp-timeout-established", ct.TCPEstablishedTimeout.Duration, "Idle timeout of established TCP connections, 0 leaves it.")
+	fs.DurationVar(&ct.TCPCloseWaitTimeout.Duration, "conntrack-tcp-timeout-close-wait", ct.TCPCloseWaitTimeout.Duration, "Timeout of TCP connections in CLOSE_WAIT, 0 leaves it.")
+	fs.BoolVar(&ct.TCPBeLiberal, "conntrack-tcp-be-liberal", ct.TCPBeLiberal, "Set nf_conntrack_tcp_be_liberal to 1.")
+	fs.DurationVar(&ct.UDPTimeout.Duration, "conntrack-udp-timeout", ct.UDPTimeout.Duration, "Idle timeout of UNREPLIED UDP flows, 0 leaves it.")
+	fs.DurationVar(&ct.UDPStreamTimeout.Duration, "conntrack-udp-timeout-stream", ct.UDPStreamTimeout.Duration, "Idle timeout of ASSURED UDP flows, 0 leaves it.")
 }
 
 // svcplaneProxyFlags are the flags of `svcplane proxy` that kube-proxy

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/spf13/pflag"
+
+	"github.com/svcplane/svcplane/internal/proxy/conntrack"
 )
 
 // parseProxy parses args as `svcplane proxy` does, with config (if any)
@@ -127,6 +129,17 @@ func TestProxyFlags(t *testing.T) {
 	}
 }
 
+func TestProxyConntrackFlags(t *testing.T) {
+	s := mustParseProxy(t, "", "--conntrack-max-per-core=0", "--conntrack-tcp-be-liberal", "--conntrack-udp-timeout=10s",
+		"--conntrack-udp-timeout-stream=2m", "--conntrack-tcp-timeout-close-wait=0")
+	got := *s.appConfig(newProxyOptions()).Conntrack
+	want := conntrack.Sysctls{Min: 131072, TCPEstablishedTimeout: 24 * time.Hour, TCPBeLiberal: true,
+		UDPTimeout: 10 * time.Second, UDPStreamTimeout: 2 * time.Minute}
+	if got != want {
+		t.Errorf("conntrack %+v, want %+v", got, want)
+	}
+}
+
 // TestProxyModeSyncPeriodFlags: as kube-proxy, the --iptables-* periods
 // are every mode's but ipvs', the --ipvs-* ones ipvs'; svcplane's
 // deprecated --sync-period/--min-sync-period are the mode's.
@@ -182,11 +195,11 @@ func TestProxyUnusedSettings(t *testing.T) {
 		}
 		return out
 	}
-	if got := fields(); !slices.Equal(got, []string{"conntrack"}) {
+	if got := fields(); len(got) != 0 {
 		t.Errorf("defaults: unused %v", got)
 	}
 	if got := fields("--ipvs-strict-arp", "--oom-score-adj=0", "--bind-address=10.0.0.1", "--detect-local-mode=BridgeInterface"); !slices.Equal(got,
-		[]string{"ipvs.strictARP", "detectLocalMode", "oomScoreAdj", "bindAddress", "conntrack"}) {
+		[]string{"ipvs.strictARP", "detectLocalMode", "oomScoreAdj", "bindAddress"}) {
 		t.Errorf("unused %v", got)
 	}
 }

@@ -65,7 +65,7 @@ type unusedSetting struct {
 
 // unusedSettings are the settings of s that would change what kube-proxy
 // does but not what svcplane does: every one that differs from kube-proxy's
-// default, and conntrack, which kube-proxy applies even at its defaults.
+// default.
 func unusedSettings(s *proxySettings) []unusedSetting {
 	var d kubeproxyconfig.KubeProxyConfiguration
 	defaultKubeProxyConfiguration(&d)
@@ -98,9 +98,7 @@ func unusedSettings(s *proxySettings) []unusedSetting {
 			out = append(out, u)
 		}
 	}
-	// kube-proxy sets the conntrack sysctls from these even at their
-	// defaults; svcplane leaves them to the kernel.
-	return append(out, unusedSetting{"conntrack", c.Conntrack, nil})
+	return out
 }
 
 // logUnused logs, at V(1), each setting svcplane accepts but does not use.
