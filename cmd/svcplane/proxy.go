@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"os/signal"
@@ -54,7 +55,9 @@ func newProxyCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return app.RunForConfig(ctx, s.appConfig(o), rc)
+			return runWatchingConfig(ctx, o.configFile, func(ctx context.Context) error {
+				return app.RunForConfig(ctx, s.appConfig(o), rc)
+			})
 		},
 	}
 	o.addFlags(cmd.Flags())
