@@ -38,6 +38,9 @@ func newProxyCommand() *cobra.Command {
 				return fmt.Errorf("initialize logging: %w", err)
 			}
 			logUnused(s)
+			if err := validateErr(s.validate()); err != nil {
+				return err
+			}
 			if o.writeConfigTo != "" {
 				return writeKubeProxyConfiguration(o.writeConfigTo, s)
 			}

@@ -25,6 +25,9 @@ func TestProxyKubeadmCommandLine(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if errs := s.validate(); len(errs) != 0 {
+		t.Errorf("kubeadm's configuration invalid: %v", errs)
+	}
 	cfg := s.appConfig(o)
 	if cfg.Mode != "iptables" || cfg.HostnameOverride != "kind-worker" || cfg.ClusterCIDR != "10.244.0.0/16" ||
 		cfg.SyncPeriod != 30*time.Second || cfg.MinSyncPeriod != time.Second || cfg.MasqueradeAll ||

@@ -203,3 +203,40 @@ func TestProxyUnusedSettings(t *testing.T) {
 		t.Errorf("unused %v", got)
 	}
 }
+
+// TestProxyValidation: kube-proxy's validation of the resolved settings.
+func TestProxyValidation(t *testing.T) {
+	if errs := mustParseProxy(t, "").validate(); len(errs) != 0 {
+		t.Errorf("defaults invalid: %v", errs)
+	}
+	for _, mode := range []string{"iptables", "ipvs", "nftables", "userspace"} {
+		if errs := mustParseProxy(t, "", "--proxy-mode="+mode).validate(); len(errs) != 0 {
+			t.Errorf("--proxy-mode=%s invalid: %v", mode, errs)
+		}
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--proxy-mode=kernelspace"}, "KubeProxyConfiguration.Mode.ProxyMode"},
+		{[]string{"--iptables-sync-period=0"}, "KubeProxyConfiguration.SyncPeriod"},
+		{[]string{"--iptables-min-sync-period=1m"}, "must be greater than or equal to KubeProxyConfiguration.MinSyncPeriod"},
+		{[]string{"--config-sync-period=0"}, "ConfigSyncPeriod"},
+		{[]string{"--metrics-port=0"}, "KubeProxyConfiguration.MetricsBindAddress: Invalid value: \"\": must be IP:port"},
+		{[]string{"--nodeport-addresses=primary,10.0.0.0/8"}, "can't use both 'primary' and CIDRs"},
+		{[]string{"--nodeport-addresses=10.0.0.0"}, "must be a valid CIDR"},
+		{[]string{"--cluster-cidr=10.0.0.0/8,10.1.0.0/16"}, "dual-stack pair"},
+		{[]string{"--iptables-masquerade-bit=32"}, "must be within the range [0, 31]"},
+		{[]string{"--oom-score-adj=1001"}, "OOMScoreAdj"},
+		{[]string{"--conntrack-min=-1"}, "KubeProxyConntrackConfiguration.Min"},
+		{[]string{"--proxy-mode=ipvs", "--ipvs-exclude-cidrs=x"}, "ExcludeCidrs[0]"},
+		{[]string{"--detect-local-mode=BridgeInterface"}, "InterfaceName"},
+		{[]string{"--detect-local-mode=Other"}, "DetectLocalMode"},
+		{[]string{"--show-hidden-metrics-for-version=1"}, "ShowHiddenMetricsForVersion"},
+	} {
+		err := validateErr(mustParseProxy(t, "", tc.args...).validate())
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%v: %v, want %q", tc.args, err, tc.want)
+		}
+	}
+}
