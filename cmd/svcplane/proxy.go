@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"strconv"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -58,6 +59,7 @@ func newProxyCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			applyOOMScoreAdj(s.OOMScoreAdj)
 			return runWatchingConfig(ctx, o.configFile, func(ctx context.Context) error {
 				return app.RunForConfig(ctx, s.appConfig(o), rc)
 			})
@@ -86,6 +88,7 @@ func (s *proxySettings) appConfig(o *proxyOptions) app.Config {
 	}
 	cfg.IPTablesVariant = o.iptablesVariant
 	cfg.CanaryInterval = o.canaryInterval
+	cfg.ConfigSyncPeriod = s.ConfigSyncPeriod.Duration
 	ct := conntrackSysctls(&s.Conntrack)
 	cfg.Conntrack = &ct
 	return cfg
@@ -108,6 +111,17 @@ func conntrackSysctls(c *kubeproxyconfig.KubeProxyConntrackConfiguration) conntr
 		s.TCPCloseWaitTimeout = c.TCPCloseWaitTimeout.Duration
 	}
 	return s
+}
+
+// applyOOMScoreAdj sets the process's oom_score_adj as kube-proxy does
+// when it starts; a failure is only logged (at V(2), as upstream).
+func applyOOMScoreAdj(v *int32) {
+	if v == nil {
+		return
+	}
+	if err := os.WriteFile("/proc/self/oom_score_adj", []byte(strconv.Itoa(int(*v))), 0o644); err != nil {
+		klog.V(2).InfoS("Failed to apply OOMScore", "err", err)
+	}
 }
 
 // proxyClientConfig is kube-proxy's API client: the kubeconfig with

@@ -82,7 +82,7 @@ func (o *proxyOptions) addGeneralFlags(fs *pflag.FlagSet) {
 	fs.BoolVar(&c.BindAddressHardFail, "bind-address-hard-fail", c.BindAddressHardFail, "Treat a failure to bind a port as fatal (svcplane: unused).")
 	fs.BoolVar(&c.EnableProfiling, "profiling", c.EnableProfiling, "Serve /debug/pprof on the metrics address."+ignoredWithConfig)
 	fs.StringVar(&c.ShowHiddenMetricsForVersion, "show-hidden-metrics-for-version", c.ShowHiddenMetricsForVersion, "The previous minor version (<major>.<minor>) whose hidden metrics to show (svcplane: unused)."+ignoredWithConfig)
-	fs.DurationVar(&c.ConfigSyncPeriod.Duration, "config-sync-period", c.ConfigSyncPeriod.Duration, "How often the informers resync from the API server (svcplane: unused). Must be greater than 0.")
+	fs.DurationVar(&c.ConfigSyncPeriod.Duration, "config-sync-period", c.ConfigSyncPeriod.Duration, "Resync period of the informers of Services, EndpointSlices and the Node. Must be greater than 0.")
 	fs.Int32Var(&o.healthzPort, "healthz-port", o.healthzPort, "Port of the health server; 0 disables it.")
 	_ = fs.MarkDeprecated("healthz-port", "This flag is deprecated and will be removed in a future release. Please use --healthz-bind-address instead.")
 	fs.Int32Var(&o.metricsPort, "metrics-port", o.metricsPort, "Port of the metrics server; 0 disables it.")
@@ -110,7 +110,7 @@ func (o *proxyOptions) addModeFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&c.DetectLocal.InterfaceNamePrefix, "pod-interface-name-prefix", c.DetectLocal.InterfaceNamePrefix, "detect-local-mode InterfaceNamePrefix: the pods' interface prefix (svcplane: unused).")
 	fs.StringVar(&c.ClusterCIDR, "cluster-cidr", c.ClusterCIDR, "The pods' CIDRs (a dual-stack pair comma-separated): traffic to a cluster IP from outside them is masqueraded."+ignoredWithConfig)
 	fs.StringSliceVar(&c.NodePortAddresses, "nodeport-addresses", c.NodePortAddresses, "CIDRs of the node IPs NodePorts are accepted on, or 'primary' (the Node's primary IPs). Unset: every local IP (nftables mode: primary)."+ignoredWithConfig)
-	fs.Int32Var(c.OOMScoreAdj, "oom-score-adj", *c.OOMScoreAdj, "oom_score_adj of the process, [-1000, 1000] (svcplane: unused)."+ignoredWithConfig)
+	fs.Int32Var(c.OOMScoreAdj, "oom-score-adj", *c.OOMScoreAdj, "oom_score_adj of the process, [-1000, 1000]."+ignoredWithConfig)
 }
 
 func (o *proxyOptions) addConntrackFlags(fs *pflag.FlagSet) {

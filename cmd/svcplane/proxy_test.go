@@ -116,7 +116,7 @@ func TestProxyFlags(t *testing.T) {
 	s := mustParseProxy(t, "", "--proxy-mode=iptables", "--iptables-sync-period=1m", "--iptables-min-sync-period=0",
 		"--cluster-cidr=10.244.0.0/16,fd00:10:244::/56", "--hostname-override= Node-A ", "--masquerade-all",
 		"--nodeport-addresses=192.168.0.0/16,primary", "--healthz-bind-address=127.0.0.1", "--metrics-bind-address=0.0.0.0:20249",
-		"--kubeconfig=/k", "--kube-api-qps=50", "--kube-api-burst=100", "--kube-api-content-type=application/json", "--profiling")
+		"--kubeconfig=/k", "--kube-api-qps=50", "--kube-api-burst=100", "--kube-api-content-type=application/json", "--profiling", "--config-sync-period=1h")
 	if s.SyncPeriod != time.Minute || s.MinSyncPeriod != 0 || s.ClusterCIDR != "10.244.0.0/16,fd00:10:244::/56" ||
 		s.HostnameOverride != "node-a" || !s.MasqueradeAll || !slices.Equal(s.NodePortAddresses, []string{"192.168.0.0/16", "primary"}) ||
 		s.HealthzBindAddress != "127.0.0.1:10256" || s.MetricsBindAddress != "0.0.0.0:20249" || s.ClientConnection.Kubeconfig != "/k" ||
@@ -124,7 +124,8 @@ func TestProxyFlags(t *testing.T) {
 		t.Errorf("flags not applied: %+v", s)
 	}
 	cfg := s.appConfig(newProxyOptions())
-	if cfg.SyncPeriod != time.Minute || cfg.MinSyncPeriod != 0 || !cfg.MasqueradeAll || cfg.HostnameOverride != "node-a" || !cfg.EnableProfiling {
+	if cfg.SyncPeriod != time.Minute || cfg.MinSyncPeriod != 0 || !cfg.MasqueradeAll || cfg.HostnameOverride != "node-a" || !cfg.EnableProfiling ||
+		cfg.ConfigSyncPeriod != time.Hour {
 		t.Errorf("app config %+v", cfg)
 	}
 }
@@ -198,8 +199,8 @@ func TestProxyUnusedSettings(t *testing.T) {
 	if got := fields(); len(got) != 0 {
 		t.Errorf("defaults: unused %v", got)
 	}
-	if got := fields("--ipvs-strict-arp", "--oom-score-adj=0", "--bind-address=10.0.0.1", "--detect-local-mode=BridgeInterface"); !slices.Equal(got,
-		[]string{"ipvs.strictARP", "detectLocalMode", "oomScoreAdj", "bindAddress"}) {
+	if got := fields("--ipvs-strict-arp", "--bind-address=10.0.0.1", "--detect-local-mode=BridgeInterface"); !slices.Equal(got,
+		[]string{"ipvs.strictARP", "detectLocalMode", "bindAddress"}) {
 		t.Errorf("unused %v", got)
 	}
 }

@@ -73,7 +73,6 @@ func unusedSettings(s *proxySettings) []unusedSetting {
 	all := []unusedSetting{
 		{"bindAddressHardFail", c.BindAddressHardFail, d.BindAddressHardFail},
 		{"showHiddenMetricsForVersion", c.ShowHiddenMetricsForVersion, d.ShowHiddenMetricsForVersion},
-		{"configSyncPeriod", c.ConfigSyncPeriod, d.ConfigSyncPeriod},
 		{"iptables.masqueradeBit", *c.IPTables.MasqueradeBit, *d.IPTables.MasqueradeBit},
 		{"iptables.localhostNodePorts", *c.IPTables.LocalhostNodePorts, *d.IPTables.LocalhostNodePorts},
 		{"nftables.masqueradeBit", *c.NFTables.MasqueradeBit, *d.NFTables.MasqueradeBit},
@@ -84,7 +83,6 @@ func unusedSettings(s *proxySettings) []unusedSetting {
 		{"ipvs.udpTimeout", c.IPVS.UDPTimeout, d.IPVS.UDPTimeout},
 		{"detectLocalMode", c.DetectLocalMode, kubeproxyconfig.LocalMode("ClusterCIDR")},
 		{"detectLocal", c.DetectLocal, d.DetectLocal},
-		{"oomScoreAdj", *c.OOMScoreAdj, *d.OOMScoreAdj},
 		{"portRange", c.PortRange, d.PortRange},
 		{"winkernel", c.Winkernel, d.Winkernel},
 		{"windowsRunAsService", c.WindowsRunAsService, d.WindowsRunAsService},

@@ -38,6 +38,8 @@ type Config struct {
 	CanaryInterval time.Duration
 	// EnableProfiling serves /debug/pprof on the metrics address.
 	EnableProfiling bool
+	// ConfigSyncPeriod is the informers' resync period (0: none).
+	ConfigSyncPeriod time.Duration
 	// Conntrack, when set, is applied to the kernel's conntrack sysctls at
 	// start, as kube-proxy does (nil leaves them: `svcplane up`).
 	Conntrack *conntrack.Sysctls

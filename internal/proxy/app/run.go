@@ -60,7 +60,7 @@ func Run(ctx context.Context, cfg Config, client kubernetes.Interface, deps Deps
 	}
 	serve(ctx, cfg.HealthzBindAddress, obs.health.Handler())
 	serve(ctx, cfg.MetricsBindAddress, metricsHandler(obs.reg, mode, cfg.EnableProfiling))
-	if err := tracker.StartAll(ctx, client, tracker.Options{WatchServiceCIDRs: true}, stack.trackers()...); err != nil {
+	if err := tracker.StartAll(ctx, client, tracker.Options{WatchServiceCIDRs: true, ResyncPeriod: cfg.ConfigSyncPeriod}, stack.trackers()...); err != nil {
 		return err
 	}
 	klog.InfoS("Proxy started", "node", nodeName, "mode", mode, "families", stack.families())
