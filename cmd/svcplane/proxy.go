@@ -14,11 +14,12 @@ import (
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 	componentbaseconfig "k8s.io/component-base/config/v1alpha1"
 	"k8s.io/klog/v2"
-	kubeproxyconfig "k8s.io/kube-proxy/config/v1alpha1"
+	"k8s.io/kube-proxy/config/v1alpha1"
 	"sigs.k8s.io/yaml"
 
 	"github.com/svcplane/svcplane/internal/proxy/app"
 	"github.com/svcplane/svcplane/internal/proxy/conntrack"
+	"github.com/svcplane/svcplane/internal/proxy/kubeproxyconfig"
 )
 
 func newProxyCommand() *cobra.Command {
@@ -39,7 +40,7 @@ func newProxyCommand() *cobra.Command {
 				return fmt.Errorf("initialize logging: %w", err)
 			}
 			logUnused(s)
-			if err := validateErr(s.validate()); err != nil {
+			if err := validateErr(s.Validate()); err != nil {
 				return err
 			}
 			if o.writeConfigTo != "" {
@@ -61,7 +62,7 @@ func newProxyCommand() *cobra.Command {
 			}
 			applyOOMScoreAdj(s.OOMScoreAdj)
 			return runWatchingConfig(ctx, o.configFile, func(ctx context.Context) error {
-				return app.RunForConfig(ctx, s.appConfig(o), rc)
+				return app.RunForConfig(ctx, appConfig(s, o), rc)
 			})
 		},
 	}
@@ -73,7 +74,7 @@ func newProxyCommand() *cobra.Command {
 // appConfig is what app.Run takes of s; --iptables-variant and
 // --iptables-canary-interval (svcplane's own, not in the config file)
 // come from the flags.
-func (s *proxySettings) appConfig(o *proxyOptions) app.Config {
+func appConfig(s *kubeproxyconfig.Settings, o *proxyOptions) app.Config {
 	cfg := app.Defaults()
 	cfg.Mode = string(s.Mode)
 	cfg.ClusterCIDR = s.ClusterCIDR
@@ -96,7 +97,7 @@ func (s *proxySettings) appConfig(o *proxyOptions) app.Config {
 
 // conntrackSysctls is the conntrack section, which kube-proxy applies at
 // every start (nil pointers, as after defaulting never, leave the kernel's).
-func conntrackSysctls(c *kubeproxyconfig.KubeProxyConntrackConfiguration) conntrack.Sysctls {
+func conntrackSysctls(c *v1alpha1.KubeProxyConntrackConfiguration) conntrack.Sysctls {
 	s := conntrack.Sysctls{TCPBeLiberal: c.TCPBeLiberal, UDPTimeout: c.UDPTimeout.Duration, UDPStreamTimeout: c.UDPStreamTimeout.Duration}
 	if c.MaxPerCore != nil {
 		s.MaxPerCore = *c.MaxPerCore
@@ -148,24 +149,9 @@ func proxyClientConfig(cc componentbaseconfig.ClientConnectionConfiguration, mas
 	return rc, nil
 }
 
-// writeKubeProxyConfiguration writes s as a v1alpha1 file (--write-config-to):
-// the periods and masqueradeAll go back into the mode's section.
-func writeKubeProxyConfiguration(path string, s *proxySettings) error {
-	c := s.KubeProxyConfiguration
-	c.APIVersion, c.Kind = kubeproxyconfig.SchemeGroupVersion.String(), "KubeProxyConfiguration"
-	switch c.Mode {
-	case "ipvs":
-		c.IPVS.SyncPeriod.Duration, c.IPVS.MinSyncPeriod.Duration = s.SyncPeriod, s.MinSyncPeriod
-	case "nftables":
-		c.NFTables.SyncPeriod.Duration, c.NFTables.MinSyncPeriod.Duration = s.SyncPeriod, s.MinSyncPeriod
-	default:
-		c.IPTables.SyncPeriod.Duration, c.IPTables.MinSyncPeriod.Duration = s.SyncPeriod, s.MinSyncPeriod
-	}
-	if c.Mode == "nftables" {
-		c.NFTables.MasqueradeAll = s.MasqueradeAll
-	} else {
-		c.IPTables.MasqueradeAll = s.MasqueradeAll
-	}
+// writeKubeProxyConfiguration writes s as a v1alpha1 file (--write-config-to).
+func writeKubeProxyConfiguration(path string, s *kubeproxyconfig.Settings) error {
+	c := s.Versioned()
 	data, err := yaml.Marshal(&c)
 	if err != nil {
 		return err

@@ -3,7 +3,6 @@ package main
 import (
 	"os"
 	"slices"
-	"strings"
 	"testing"
 	"time"
 
@@ -25,10 +24,10 @@ func TestProxyKubeadmCommandLine(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if errs := s.validate(); len(errs) != 0 {
+	if errs := s.Validate(); len(errs) != 0 {
 		t.Errorf("kubeadm's configuration invalid: %v", errs)
 	}
-	cfg := s.appConfig(o)
+	cfg := appConfig(s, o)
 	if cfg.Mode != "iptables" || cfg.HostnameOverride != "kind-worker" || cfg.ClusterCIDR != "10.244.0.0/16" ||
 		cfg.SyncPeriod != 30*time.Second || cfg.MinSyncPeriod != time.Second || cfg.MasqueradeAll ||
 		cfg.NodePortAddresses != nil || cfg.HealthzBindAddress != "0.0.0.0:10256" || cfg.MetricsBindAddress != "127.0.0.1:10249" ||
@@ -125,31 +124,6 @@ func TestProxyConfigFileModes(t *testing.T) {
 		if string(s.Mode) != tc.mode || s.SyncPeriod != tc.sync || s.MinSyncPeriod != tc.minSync || s.MasqueradeAll != tc.masqAll ||
 			!slices.Equal(s.NodePortAddresses, tc.nodePorts) {
 			t.Errorf("%q: mode %q sync %v min %v masqAll %v nodePorts %v", tc.config, s.Mode, s.SyncPeriod, s.MinSyncPeriod, s.MasqueradeAll, s.NodePortAddresses)
-		}
-	}
-}
-
-// TestProxyConfigFileLenient: as kube-proxy, a file that fails only the
-// strict checks (unknown or duplicate fields) is decoded leniently.
-func TestProxyConfigFileLenient(t *testing.T) {
-	s := mustParseProxy(t, "apiVersion: kubeproxy.config.k8s.io/v1alpha1\nkind: KubeProxyConfiguration\nmode: ipvs\n"+
-		"bogusField: 1\nipvs:\n  syncPeriodd: 1s\n  scheduler: wlc\nclusterCIDR: 10.1.0.0/16\nclusterCIDR: 10.2.0.0/16\n")
-	if s.Mode != "ipvs" || s.IPVS.Scheduler != "wlc" || s.SyncPeriod != 30*time.Second || s.ClusterCIDR != "10.2.0.0/16" {
-		t.Errorf("lenient decoding: %+v", s)
-	}
-}
-
-func TestProxyConfigFileRejected(t *testing.T) {
-	for name, tc := range map[string]struct{ config, want string }{
-		"not yaml":    {"mode: [", "failed to decode"},
-		"no kind":     {"apiVersion: kubeproxy.config.k8s.io/v1alpha1\nmode: ipvs\n", "failed to decode"},
-		"wrong kind":  {"apiVersion: kubeproxy.config.k8s.io/v1alpha1\nkind: KubeletConfiguration\n", "failed to decode"},
-		"wrong group": {"apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeProxyConfiguration\n", "failed to decode"},
-		"wrong type":  {"apiVersion: kubeproxy.config.k8s.io/v1alpha1\nkind: KubeProxyConfiguration\nipvs:\n  syncPeriod: [1]\n", "failed to decode"},
-	} {
-		_, _, err := parseProxy(t, tc.config)
-		if err == nil || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("%s: error %v, want it to mention %q", name, err, tc.want)
 		}
 	}
 }

@@ -3,14 +3,15 @@ package main
 import (
 	"fmt"
 	"net"
-	"strconv"
 	"time"
 
 	"github.com/spf13/pflag"
 	cliflag "k8s.io/component-base/cli/flag"
 	logsapi "k8s.io/component-base/logs/api/v1"
-	kubeproxyconfig "k8s.io/kube-proxy/config/v1alpha1"
+	"k8s.io/kube-proxy/config/v1alpha1"
 	netutils "k8s.io/utils/net"
+
+	"github.com/svcplane/svcplane/internal/proxy/kubeproxyconfig"
 )
 
 // proxyOptions is kube-proxy v1.36's command line. As upstream, the flags
@@ -36,12 +37,12 @@ type proxyOptions struct {
 	iptablesVariant           string
 	canaryInterval            time.Duration
 
-	config kubeproxyconfig.KubeProxyConfiguration
+	config v1alpha1.KubeProxyConfiguration
 }
 
 func newProxyOptions() *proxyOptions {
 	o := &proxyOptions{healthzPort: 10256, metricsPort: 10249, canaryInterval: time.Minute}
-	defaultKubeProxyConfiguration(&o.config)
+	kubeproxyconfig.SetDefaults(&o.config)
 	// kube-proxy's flag defaults come from the config's defaults with mode
 	// "", i.e. iptables'.
 	o.iptablesSyncPeriod, o.iptablesMinSyncPeriod = o.config.IPTables.SyncPeriod.Duration, o.config.IPTables.MinSyncPeriod.Duration
@@ -183,25 +184,14 @@ func (v *ipPortVar) Set(s string) error {
 func (v *ipPortVar) String() string { return *v.val }
 func (v *ipPortVar) Type() string   { return "ipport" }
 
-type proxyModeVar kubeproxyconfig.ProxyMode
+type proxyModeVar v1alpha1.ProxyMode
 
 func (m *proxyModeVar) Set(s string) error { *m = proxyModeVar(s); return nil }
 func (m *proxyModeVar) String() string     { return string(*m) }
 func (m *proxyModeVar) Type() string       { return "ProxyMode" }
 
-type localModeVar kubeproxyconfig.LocalMode
+type localModeVar v1alpha1.LocalMode
 
 func (m *localModeVar) Set(s string) error { *m = localModeVar(s); return nil }
 func (m *localModeVar) String() string     { return string(*m) }
 func (m *localModeVar) Type() string       { return "LocalMode" }
-
-// appendPortIfNeeded is addr, with port appended when addr is a bare IP.
-func appendPortIfNeeded(addr string, port int32) string {
-	if _, _, err := net.SplitHostPort(addr); err == nil {
-		return addr
-	}
-	if netutils.ParseIPSloppy(addr) == nil {
-		return addr
-	}
-	return net.JoinHostPort(addr, strconv.Itoa(int(port)))
-}

@@ -12,11 +12,12 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/svcplane/svcplane/internal/proxy/conntrack"
+	"github.com/svcplane/svcplane/internal/proxy/kubeproxyconfig"
 )
 
 // parseProxy parses args as `svcplane proxy` does, with config (if any)
 // written to a file passed as --config, and completes them.
-func parseProxy(t *testing.T, config string, args ...string) (*proxyOptions, *proxySettings, error) {
+func parseProxy(t *testing.T, config string, args ...string) (*proxyOptions, *kubeproxyconfig.Settings, error) {
 	t.Helper()
 	o := newProxyOptions()
 	fs := pflag.NewFlagSet("proxy", pflag.ContinueOnError)
@@ -35,7 +36,7 @@ func parseProxy(t *testing.T, config string, args ...string) (*proxyOptions, *pr
 	return o, s, err
 }
 
-func mustParseProxy(t *testing.T, config string, args ...string) *proxySettings {
+func mustParseProxy(t *testing.T, config string, args ...string) *kubeproxyconfig.Settings {
 	t.Helper()
 	_, s, err := parseProxy(t, config, args...)
 	if err != nil {
@@ -106,7 +107,7 @@ func TestProxyFlagDefaults(t *testing.T) {
 		t.Errorf("defaults differ from kube-proxy's: %+v", s)
 	}
 	o := newProxyOptions()
-	cfg := s.appConfig(o)
+	cfg := appConfig(s, o)
 	if cfg.Mode != "iptables" || cfg.IPVSScheduler != "rr" || cfg.CanaryInterval != time.Minute {
 		t.Errorf("app config %+v", cfg)
 	}
@@ -123,7 +124,7 @@ func TestProxyFlags(t *testing.T) {
 		s.ClientConnection.QPS != 50 || s.ClientConnection.Burst != 100 || s.ClientConnection.ContentType != "application/json" || !s.EnableProfiling {
 		t.Errorf("flags not applied: %+v", s)
 	}
-	cfg := s.appConfig(newProxyOptions())
+	cfg := appConfig(s, newProxyOptions())
 	if cfg.SyncPeriod != time.Minute || cfg.MinSyncPeriod != 0 || !cfg.MasqueradeAll || cfg.HostnameOverride != "node-a" || !cfg.EnableProfiling ||
 		cfg.ConfigSyncPeriod != time.Hour {
 		t.Errorf("app config %+v", cfg)
@@ -133,7 +134,7 @@ func TestProxyFlags(t *testing.T) {
 func TestProxyConntrackFlags(t *testing.T) {
 	s := mustParseProxy(t, "", "--conntrack-max-per-core=0", "--conntrack-tcp-be-liberal", "--conntrack-udp-timeout=10s",
 		"--conntrack-udp-timeout-stream=2m", "--conntrack-tcp-timeout-close-wait=0")
-	got := *s.appConfig(newProxyOptions()).Conntrack
+	got := *appConfig(s, newProxyOptions()).Conntrack
 	want := conntrack.Sysctls{Min: 131072, TCPEstablishedTimeout: 24 * time.Hour, TCPBeLiberal: true,
 		UDPTimeout: 10 * time.Second, UDPStreamTimeout: 2 * time.Minute}
 	if got != want {
@@ -207,11 +208,11 @@ func TestProxyUnusedSettings(t *testing.T) {
 
 // TestProxyValidation: kube-proxy's validation of the resolved settings.
 func TestProxyValidation(t *testing.T) {
-	if errs := mustParseProxy(t, "").validate(); len(errs) != 0 {
+	if errs := mustParseProxy(t, "").Validate(); len(errs) != 0 {
 		t.Errorf("defaults invalid: %v", errs)
 	}
 	for _, mode := range []string{"iptables", "ipvs", "nftables", "userspace"} {
-		if errs := mustParseProxy(t, "", "--proxy-mode="+mode).validate(); len(errs) != 0 {
+		if errs := mustParseProxy(t, "", "--proxy-mode="+mode).Validate(); len(errs) != 0 {
 			t.Errorf("--proxy-mode=%s invalid: %v", mode, errs)
 		}
 	}
@@ -235,7 +236,7 @@ func TestProxyValidation(t *testing.T) {
 		{[]string{"--detect-local-mode=Other"}, "DetectLocalMode"},
 		{[]string{"--show-hidden-metrics-for-version=1"}, "ShowHiddenMetricsForVersion"},
 	} {
-		err := validateErr(mustParseProxy(t, "", tc.args...).validate())
+		err := validateErr(mustParseProxy(t, "", tc.args...).Validate())
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%v: %v, want %q", tc.args, err, tc.want)
 		}

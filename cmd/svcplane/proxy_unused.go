@@ -9,7 +9,9 @@ import (
 	logsapi "k8s.io/component-base/logs/api/v1"
 	logsjson "k8s.io/component-base/logs/json"
 	"k8s.io/klog/v2"
-	kubeproxyconfig "k8s.io/kube-proxy/config/v1alpha1"
+	"k8s.io/kube-proxy/config/v1alpha1"
+
+	"github.com/svcplane/svcplane/internal/proxy/kubeproxyconfig"
 )
 
 var registerJSONLogFormat sync.Once
@@ -28,7 +30,7 @@ func addLogFormats() {
 // file's logging section with the logging flags over it) with the
 // logging feature gates of featureGates; the other gates are logged as
 // unused.
-func applyLogging(s *proxySettings) error {
+func applyLogging(s *kubeproxyconfig.Settings) error {
 	fg := featuregate.NewFeatureGate()
 	if err := logsapi.AddFeatureGates(fg); err != nil {
 		return err
@@ -66,9 +68,9 @@ type unusedSetting struct {
 // unusedSettings are the settings of s that would change what kube-proxy
 // does but not what svcplane does: every one that differs from kube-proxy's
 // default.
-func unusedSettings(s *proxySettings) []unusedSetting {
-	var d kubeproxyconfig.KubeProxyConfiguration
-	defaultKubeProxyConfiguration(&d)
+func unusedSettings(s *kubeproxyconfig.Settings) []unusedSetting {
+	var d v1alpha1.KubeProxyConfiguration
+	kubeproxyconfig.SetDefaults(&d)
 	c := &s.KubeProxyConfiguration
 	all := []unusedSetting{
 		{"bindAddressHardFail", c.BindAddressHardFail, d.BindAddressHardFail},
@@ -81,7 +83,7 @@ func unusedSettings(s *proxySettings) []unusedSetting {
 		{"ipvs.tcpTimeout", c.IPVS.TCPTimeout, d.IPVS.TCPTimeout},
 		{"ipvs.tcpFinTimeout", c.IPVS.TCPFinTimeout, d.IPVS.TCPFinTimeout},
 		{"ipvs.udpTimeout", c.IPVS.UDPTimeout, d.IPVS.UDPTimeout},
-		{"detectLocalMode", c.DetectLocalMode, kubeproxyconfig.LocalMode("ClusterCIDR")},
+		{"detectLocalMode", c.DetectLocalMode, v1alpha1.LocalMode("ClusterCIDR")},
 		{"detectLocal", c.DetectLocal, d.DetectLocal},
 		{"portRange", c.PortRange, d.PortRange},
 		{"winkernel", c.Winkernel, d.Winkernel},
@@ -100,7 +102,7 @@ func unusedSettings(s *proxySettings) []unusedSetting {
 }
 
 // logUnused logs, at V(1), each setting svcplane accepts but does not use.
-func logUnused(s *proxySettings) {
+func logUnused(s *kubeproxyconfig.Settings) {
 	for _, u := range unusedSettings(s) {
 		klog.V(1).InfoS("Setting accepted but unused by svcplane", "setting", u.field, "value", u.value)
 	}
