@@ -242,3 +242,32 @@ func TestProxyValidation(t *testing.T) {
 		}
 	}
 }
+
+// TestProxyHelpListsKubeProxyFlags: `svcplane proxy --help` shows every
+// kube-proxy flag but the two upstream deprecates (pflag hides deprecated
+// flags from the help, upstream's too).
+func TestProxyHelpListsKubeProxyFlags(t *testing.T) {
+	cmd := newProxyCommand()
+	var help strings.Builder
+	cmd.SetOut(&help)
+	cmd.SetArgs([]string{"--help"})
+	if err := cmd.Execute(); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile("testdata/kube-proxy-1.36-flags.golden")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		name, _, _ := strings.Cut(line, " ")
+		if name == "" || strings.HasPrefix(name, "#") || name == "healthz-port" || name == "metrics-port" {
+			continue
+		}
+		if !strings.Contains(help.String(), "--"+name+" ") {
+			t.Errorf("--help lacks --%s", name)
+		}
+	}
+	if strings.Contains(help.String(), "--sync-period") || strings.Contains(help.String(), "--healthz-port") {
+		t.Errorf("--help shows deprecated flags")
+	}
+}
