@@ -9,6 +9,7 @@ import (
 	"syscall"
 
 	"github.com/spf13/cobra"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
@@ -69,6 +70,14 @@ func newProxyCommand() *cobra.Command {
 	o.addFlags(cmd.Flags())
 	_ = cmd.MarkFlagFilename("config", "yaml", "yml", "json")
 	return cmd
+}
+
+// validateErr is errs as kube-proxy reports them, or nil.
+func validateErr(errs field.ErrorList) error {
+	if len(errs) == 0 {
+		return nil
+	}
+	return fmt.Errorf("failed validate: %w", errs.ToAggregate())
 }
 
 // appConfig is what app.Run takes of s; --iptables-variant and
