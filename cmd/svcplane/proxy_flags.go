@@ -95,7 +95,7 @@ func (o *proxyOptions) addModeFlags(fs *pflag.FlagSet) {
 	fs.Var((*proxyModeVar)(&c.Mode), "proxy-mode", "Proxy mode: iptables (default), ipvs, nftables, or svcplane's userspace."+ignoredWithConfig)
 	fs.Int32Var(c.IPTables.MasqueradeBit, "iptables-masquerade-bit", *c.IPTables.MasqueradeBit, "iptables and ipvs modes: the fwmark bit [0, 31] of packets to SNAT (svcplane: unused).")
 	fs.BoolVar(&o.masqueradeAll, "masquerade-all", o.masqueradeAll, "SNAT all traffic sent to Service cluster IPs.")
-	fs.BoolVar(c.IPTables.LocalhostNodePorts, "iptables-localhost-nodeports", *c.IPTables.LocalhostNodePorts, "iptables mode, IPv4: accept NodePorts on localhost (svcplane: unused).")
+	fs.BoolVar(c.IPTables.LocalhostNodePorts, "iptables-localhost-nodeports", *c.IPTables.LocalhostNodePorts, "iptables mode, IPv4: accept NodePorts on localhost (svcplane never does).")
 	fs.DurationVar(&o.iptablesSyncPeriod, "iptables-sync-period", o.iptablesSyncPeriod, "iptables and nftables modes: interval of full resyncs and cleanups. Must be greater than 0.")
 	fs.DurationVar(&o.iptablesMinSyncPeriod, "iptables-min-sync-period", o.iptablesMinSyncPeriod, "iptables and nftables modes: minimum interval between rule syncs; 0 syncs on every change.")
 	fs.DurationVar(&o.ipvsSyncPeriod, "ipvs-sync-period", o.ipvsSyncPeriod, "ipvs mode: interval of full resyncs and cleanups. Must be greater than 0.")

@@ -197,10 +197,16 @@ func TestProxyUnusedSettings(t *testing.T) {
 		}
 		return out
 	}
-	if got := fields(); len(got) != 0 {
+	if got := fields("--proxy-mode=nftables"); len(got) != 0 {
 		t.Errorf("defaults: unused %v", got)
 	}
-	if got := fields("--ipvs-strict-arp", "--bind-address=10.0.0.1", "--detect-local-mode=BridgeInterface"); !slices.Equal(got,
+	if got := fields(); !slices.Equal(got, []string{"iptables.localhostNodePorts"}) {
+		t.Errorf("iptables defaults: unused %v", got)
+	}
+	if got := fields("--iptables-localhost-nodeports=false"); len(got) != 0 {
+		t.Errorf("iptables without localhost NodePorts: unused %v", got)
+	}
+	if got := fields("--proxy-mode=ipvs", "--ipvs-strict-arp", "--bind-address=10.0.0.1", "--detect-local-mode=BridgeInterface"); !slices.Equal(got,
 		[]string{"ipvs.strictARP", "detectLocalMode", "bindAddress"}) {
 		t.Errorf("unused %v", got)
 	}

@@ -76,7 +76,6 @@ func unusedSettings(s *kubeproxyconfig.Settings) []unusedSetting {
 		{"bindAddressHardFail", c.BindAddressHardFail, d.BindAddressHardFail},
 		{"showHiddenMetricsForVersion", c.ShowHiddenMetricsForVersion, d.ShowHiddenMetricsForVersion},
 		{"iptables.masqueradeBit", *c.IPTables.MasqueradeBit, *d.IPTables.MasqueradeBit},
-		{"iptables.localhostNodePorts", *c.IPTables.LocalhostNodePorts, *d.IPTables.LocalhostNodePorts},
 		{"nftables.masqueradeBit", *c.NFTables.MasqueradeBit, *d.NFTables.MasqueradeBit},
 		{"ipvs.excludeCIDRs", c.IPVS.ExcludeCIDRs, d.IPVS.ExcludeCIDRs},
 		{"ipvs.strictARP", c.IPVS.StrictARP, d.IPVS.StrictARP},
@@ -88,6 +87,11 @@ func unusedSettings(s *kubeproxyconfig.Settings) []unusedSetting {
 		{"portRange", c.PortRange, d.PortRange},
 		{"winkernel", c.Winkernel, d.Winkernel},
 		{"windowsRunAsService", c.WindowsRunAsService, d.WindowsRunAsService},
+	}
+	// kube-proxy's iptables mode accepts IPv4 NodePorts on localhost by
+	// default (route_localnet); svcplane's never does.
+	if c.Mode == "iptables" && *c.IPTables.LocalhostNodePorts {
+		all = append(all, unusedSetting{"iptables.localhostNodePorts", true, false})
 	}
 	if ip := c.BindAddress; ip != "0.0.0.0" && ip != "::" {
 		all = append(all, unusedSetting{"bindAddress", ip, "0.0.0.0"})
