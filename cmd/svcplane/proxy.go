@@ -1,142 +1,173 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"os/signal"
+	"strconv"
 	"syscall"
-	"time"
 
 	"github.com/spf13/cobra"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
-	kubeproxyconfig "k8s.io/kube-proxy/config/v1alpha1"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+	componentbaseconfig "k8s.io/component-base/config/v1alpha1"
+	"k8s.io/klog/v2"
+	"k8s.io/kube-proxy/config/v1alpha1"
 	"sigs.k8s.io/yaml"
 
 	"github.com/svcplane/svcplane/internal/proxy/app"
+	"github.com/svcplane/svcplane/internal/proxy/conntrack"
+	"github.com/svcplane/svcplane/internal/proxy/kubeproxyconfig"
 )
-
-// proxyOptions are kube-proxy's flags that svcplane honours, with
-// kube-proxy's defaults.
-type proxyOptions struct {
-	kubeconfig, configFile string
-	cleanup                bool
-	app.Config
-}
-
-func newProxyOptions() *proxyOptions { return &proxyOptions{Config: app.Defaults()} }
 
 func newProxyCommand() *cobra.Command {
 	o := newProxyOptions()
 	cmd := &cobra.Command{
 		Use:   "proxy",
-		Short: "Run the service proxy on this node (kube-proxy compatible: nftables, iptables, ipvs or userspace mode)",
-		Args:  cobra.NoArgs,
+		Short: "Run the service proxy on this node (kube-proxy v1.36's command line: iptables, ipvs, nftables or userspace mode)",
+		Long: "Run the service proxy of this node. It takes kube-proxy v1.36's flags and KubeProxyConfiguration " +
+			"(--config), so a kube-proxy DaemonSet runs it by replacing the binary. Settings svcplane has no " +
+			"behaviour for are accepted and, with -v=1, logged as unused.",
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if o.configFile != "" {
-				if err := o.loadConfig(cmd); err != nil {
-					return err
-				}
+			s, err := o.complete(cmd.Flags())
+			if err != nil {
+				return fmt.Errorf("failed complete: %w", err)
+			}
+			if err := applyLogging(s); err != nil {
+				return fmt.Errorf("initialize logging: %w", err)
+			}
+			logUnused(s)
+			if err := validateErr(s.Validate()); err != nil {
+				return err
+			}
+			if o.writeConfigTo != "" {
+				return writeKubeProxyConfiguration(o.writeConfigTo, s)
 			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			if o.cleanup {
 				return app.Cleanup(ctx)
 			}
-			rc, err := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(
-				&clientcmd.ClientConfigLoadingRules{ExplicitPath: o.kubeconfig}, &clientcmd.ConfigOverrides{}).ClientConfig()
+			if o.initOnly {
+				// kube-proxy's privileged initialization that svcplane has:
+				// the conntrack sysctls (its rules need no other).
+				return conntrack.SetSysctls("/", conntrackSysctls(&s.Conntrack))
+			}
+			rc, err := proxyClientConfig(s.ClientConnection, o.master)
 			if err != nil {
 				return err
 			}
-			return app.RunForConfig(ctx, o.Config, rc)
+			applyOOMScoreAdj(s.OOMScoreAdj)
+			return runWatchingConfig(ctx, o.configFile, func(ctx context.Context) error {
+				return app.RunForConfig(ctx, appConfig(s, o), rc)
+			})
 		},
 	}
-	o.addFlags(cmd)
+	o.addFlags(cmd.Flags())
+	_ = cmd.MarkFlagFilename("config", "yaml", "yml", "json")
 	return cmd
 }
 
-// addFlags declares kube-proxy's flags on cmd, bound to o.
-func (o *proxyOptions) addFlags(cmd *cobra.Command) {
-	f := cmd.Flags()
-	f.StringVar(&o.kubeconfig, "kubeconfig", "", "Path to a kubeconfig (empty: in-cluster config).")
-	f.StringVar(&o.configFile, "config", "", "A KubeProxyConfiguration (kubeproxy.config.k8s.io/v1alpha1) file; flags given explicitly win.")
-	f.StringVar(&o.Mode, "proxy-mode", o.Mode, "Proxy mode: nftables, iptables, ipvs (falls back to iptables without kernel IPVS) or userspace.")
-	f.StringVar(&o.ClusterCIDR, "cluster-cidr", "", "Pod CIDRs (comma-separated); traffic to a ClusterIP from outside is masqueraded.")
-	f.StringVar(&o.HostnameOverride, "hostname-override", "", "Node name to use instead of the hostname.")
-	f.DurationVar(&o.MinSyncPeriod, "min-sync-period", o.MinSyncPeriod, "Minimum interval between rule syncs.")
-	f.DurationVar(&o.SyncPeriod, "sync-period", o.SyncPeriod, "Interval of full rule resyncs.")
-	f.StringSliceVar(&o.NodePortAddresses, "nodeport-addresses", nil, "CIDRs (or \"primary\") NodePorts are accepted on; empty: all local addresses.")
-	f.BoolVar(&o.MasqueradeAll, "masquerade-all", false, "Masquerade all Service traffic.")
-	f.StringVar(&o.HealthzBindAddress, "healthz-bind-address", o.HealthzBindAddress, "Address:port of /healthz and /livez (empty: off).")
-	f.StringVar(&o.MetricsBindAddress, "metrics-bind-address", o.MetricsBindAddress, "Address:port of /metrics (empty: off).")
-	f.BoolVar(&o.cleanup, "cleanup", false, "Remove everything the proxy installed and exit.")
-	f.StringVar(&o.IPTablesVariant, "iptables-variant", "", "iptables and ipvs modes: legacy or nft tools (empty: whatever `iptables` is).")
-	f.StringVar(&o.IPVSScheduler, "ipvs-scheduler", o.IPVSScheduler, "ipvs and userspace modes: rr, wrr, lc, wlc, lblc, lblcr, sh, dh, sed, nq or mh.")
-	f.DurationVar(&o.CanaryInterval, "iptables-canary-interval", o.CanaryInterval, "iptables mode: how often the canary chains are checked for a flush.")
+// validateErr is errs as kube-proxy reports them, or nil.
+func validateErr(errs field.ErrorList) error {
+	if len(errs) == 0 {
+		return nil
+	}
+	return fmt.Errorf("failed validate: %w", errs.ToAggregate())
 }
 
-// loadConfig reads a KubeProxyConfiguration; flags set on the command line
-// keep their values.
-func (o *proxyOptions) loadConfig(cmd *cobra.Command) error {
-	data, err := os.ReadFile(o.configFile)
+// appConfig is what app.Run takes of s; --iptables-variant and
+// --iptables-canary-interval (svcplane's own, not in the config file)
+// come from the flags.
+func appConfig(s *kubeproxyconfig.Settings, o *proxyOptions) app.Config {
+	cfg := app.Defaults()
+	cfg.Mode = string(s.Mode)
+	cfg.ClusterCIDR = s.ClusterCIDR
+	cfg.HostnameOverride = s.HostnameOverride
+	cfg.SyncPeriod, cfg.MinSyncPeriod = s.SyncPeriod, s.MinSyncPeriod
+	cfg.NodePortAddresses = s.NodePortAddresses
+	cfg.MasqueradeAll = s.MasqueradeAll
+	cfg.HealthzBindAddress, cfg.MetricsBindAddress = s.HealthzBindAddress, s.MetricsBindAddress
+	cfg.EnableProfiling = s.EnableProfiling
+	if s.IPVS.Scheduler != "" {
+		cfg.IPVSScheduler = s.IPVS.Scheduler
+	}
+	cfg.IPTablesVariant = o.iptablesVariant
+	cfg.CanaryInterval = o.canaryInterval
+	cfg.ConfigSyncPeriod = s.ConfigSyncPeriod.Duration
+	ct := conntrackSysctls(&s.Conntrack)
+	cfg.Conntrack = &ct
+	return cfg
+}
+
+// conntrackSysctls is the conntrack section, which kube-proxy applies at
+// every start (nil pointers, as after defaulting never, leave the kernel's).
+func conntrackSysctls(c *v1alpha1.KubeProxyConntrackConfiguration) conntrack.Sysctls {
+	s := conntrack.Sysctls{TCPBeLiberal: c.TCPBeLiberal, UDPTimeout: c.UDPTimeout.Duration, UDPStreamTimeout: c.UDPStreamTimeout.Duration}
+	if c.MaxPerCore != nil {
+		s.MaxPerCore = *c.MaxPerCore
+	}
+	if c.Min != nil {
+		s.Min = *c.Min
+	}
+	if c.TCPEstablishedTimeout != nil {
+		s.TCPEstablishedTimeout = c.TCPEstablishedTimeout.Duration
+	}
+	if c.TCPCloseWaitTimeout != nil {
+		s.TCPCloseWaitTimeout = c.TCPCloseWaitTimeout.Duration
+	}
+	return s
+}
+
+// applyOOMScoreAdj sets the process's oom_score_adj as kube-proxy does
+// when it starts; a failure is only logged (at V(2), as upstream).
+func applyOOMScoreAdj(v *int32) {
+	if v == nil {
+		return
+	}
+	if err := os.WriteFile("/proc/self/oom_score_adj", []byte(strconv.Itoa(int(*v))), 0o644); err != nil {
+		klog.V(2).InfoS("Failed to apply OOMScore", "err", err)
+	}
+}
+
+// proxyClientConfig is kube-proxy's API client: the kubeconfig with
+// --master over its server (neither: in-cluster), with the connection's
+// content types, QPS and burst.
+func proxyClientConfig(cc componentbaseconfig.ClientConnectionConfiguration, master string) (*rest.Config, error) {
+	var rc *rest.Config
+	var err error
+	if cc.Kubeconfig == "" && master == "" {
+		klog.InfoS("Neither kubeconfig file nor master URL was specified, falling back to in-cluster config")
+		rc, err = rest.InClusterConfig()
+	} else {
+		rc, err = clientcmd.NewNonInteractiveDeferredLoadingClientConfig(
+			&clientcmd.ClientConfigLoadingRules{ExplicitPath: cc.Kubeconfig},
+			&clientcmd.ConfigOverrides{ClusterInfo: clientcmdapi.Cluster{Server: master}}).ClientConfig()
+	}
+	if err != nil {
+		return nil, err
+	}
+	rc.AcceptContentTypes = cc.AcceptContentTypes
+	rc.ContentType = cc.ContentType
+	rc.QPS = cc.QPS
+	rc.Burst = int(cc.Burst)
+	return rc, nil
+}
+
+// writeKubeProxyConfiguration writes s as a v1alpha1 file (--write-config-to).
+func writeKubeProxyConfiguration(path string, s *kubeproxyconfig.Settings) error {
+	c := s.Versioned()
+	data, err := yaml.Marshal(&c)
 	if err != nil {
 		return err
 	}
-	var c kubeproxyconfig.KubeProxyConfiguration
-	if err := yaml.UnmarshalStrict(data, &c); err != nil {
-		return fmt.Errorf("%s: not a valid KubeProxyConfiguration: %w", o.configFile, err)
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		return err
 	}
-	if c.Kind != "" && (c.Kind != "KubeProxyConfiguration" || c.APIVersion != kubeproxyconfig.SchemeGroupVersion.String()) {
-		return fmt.Errorf("%s: want kind KubeProxyConfiguration of %s, got %s %s", o.configFile, kubeproxyconfig.SchemeGroupVersion, c.Kind, c.APIVersion)
-	}
-	set := func(flag string, apply func()) {
-		if !cmd.Flags().Changed(flag) {
-			apply()
-		}
-	}
-	set("proxy-mode", func() { o.Mode = nonEmpty(string(c.Mode), o.Mode) })
-	set("cluster-cidr", func() { o.ClusterCIDR = nonEmpty(c.ClusterCIDR, o.ClusterCIDR) })
-	set("hostname-override", func() { o.HostnameOverride = nonEmpty(c.HostnameOverride, o.HostnameOverride) })
-	set("min-sync-period", func() { o.MinSyncPeriod = nonZero(c.NFTables.MinSyncPeriod.Duration, o.MinSyncPeriod) })
-	set("sync-period", func() { o.SyncPeriod = nonZero(c.NFTables.SyncPeriod.Duration, o.SyncPeriod) })
-	set("nodeport-addresses", func() { o.NodePortAddresses = append(o.NodePortAddresses, c.NodePortAddresses...) })
-	set("masquerade-all", func() { o.MasqueradeAll = o.MasqueradeAll || c.NFTables.MasqueradeAll })
-	set("healthz-bind-address", func() { o.HealthzBindAddress = nonEmpty(c.HealthzBindAddress, o.HealthzBindAddress) })
-	set("metrics-bind-address", func() { o.MetricsBindAddress = nonEmpty(c.MetricsBindAddress, o.MetricsBindAddress) })
-	set("kubeconfig", func() { o.kubeconfig = nonEmpty(c.ClientConnection.Kubeconfig, o.kubeconfig) })
-	o.modeConfig(&c, set)
+	klog.InfoS("Wrote configuration", "file", path)
 	return nil
-}
-
-// modeConfig reads the mode-specific parts of a KubeProxyConfiguration:
-// the iptables or ipvs sync periods (instead of the nftables ones), the
-// IPVS scheduler and masqueradeAll.
-func (o *proxyOptions) modeConfig(c *kubeproxyconfig.KubeProxyConfiguration, set func(string, func())) {
-	set("ipvs-scheduler", func() { o.IPVSScheduler = nonEmpty(c.IPVS.Scheduler, o.IPVSScheduler) })
-	var minSync, sync time.Duration
-	var masqAll bool
-	switch o.Mode {
-	case app.ModeIPTables:
-		minSync, sync, masqAll = c.IPTables.MinSyncPeriod.Duration, c.IPTables.SyncPeriod.Duration, c.IPTables.MasqueradeAll
-	case app.ModeIPVS:
-		minSync, sync, masqAll = c.IPVS.MinSyncPeriod.Duration, c.IPVS.SyncPeriod.Duration, c.IPTables.MasqueradeAll
-	default:
-		return
-	}
-	set("min-sync-period", func() { o.MinSyncPeriod = nonZero(minSync, o.MinSyncPeriod) })
-	set("sync-period", func() { o.SyncPeriod = nonZero(sync, o.SyncPeriod) })
-	set("masquerade-all", func() { o.MasqueradeAll = o.MasqueradeAll || masqAll })
-}
-
-func nonEmpty(v, def string) string {
-	if v == "" {
-		return def
-	}
-	return v
-}
-
-func nonZero(v, def time.Duration) time.Duration {
-	if v == 0 {
-		return def
-	}
-	return v
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/svcplane/svcplane/internal/proxy"
+	"github.com/svcplane/svcplane/internal/proxy/conntrack"
 )
 
 // Config is kube-proxy's settings that svcplane honours.
@@ -35,6 +36,13 @@ type Config struct {
 	// CanaryInterval (iptables mode): how often the canary chains are
 	// checked for a flush.
 	CanaryInterval time.Duration
+	// EnableProfiling serves /debug/pprof on the metrics address.
+	EnableProfiling bool
+	// ConfigSyncPeriod is the informers' resync period (0: none).
+	ConfigSyncPeriod time.Duration
+	// Conntrack, when set, is applied to the kernel's conntrack sysctls at
+	// start, as kube-proxy does (nil leaves them: `svcplane up`).
+	Conntrack *conntrack.Sysctls
 }
 
 // Defaults returns kube-proxy's defaults.

@@ -24,6 +24,9 @@ type Deps struct {
 	IPVSSupport func() error
 	Conntrack   conntrack.Interface
 	Clock       clock.WithTicker
+	// SysRoot is where /proc and /sys are ("/" when empty): the conntrack
+	// sysctls of Config.Conntrack are written under it.
+	SysRoot string
 	// Synced, when set, is called after each successful sync.
 	Synced func(proxy.IPFamily, *proxy.Snapshot)
 }
@@ -44,6 +47,9 @@ func (d Deps) withDefaults() Deps {
 	}
 	if d.Clock == nil {
 		d.Clock = clock.RealClock{}
+	}
+	if d.SysRoot == "" {
+		d.SysRoot = "/"
 	}
 	return d
 }

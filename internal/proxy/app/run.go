@@ -4,12 +4,12 @@ import (
 	"context"
 
 	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/klog/v2"
 
 	"github.com/svcplane/svcplane/internal/proxy"
+	"github.com/svcplane/svcplane/internal/proxy/conntrack"
 	"github.com/svcplane/svcplane/internal/proxy/healthcheck"
 	"github.com/svcplane/svcplane/internal/proxy/metrics"
 	"github.com/svcplane/svcplane/internal/proxy/tracker"
@@ -39,6 +39,11 @@ func Run(ctx context.Context, cfg Config, client kubernetes.Interface, deps Deps
 	if err != nil {
 		return err
 	}
+	if cfg.Conntrack != nil {
+		if err := conntrack.SetSysctls(deps.SysRoot, *cfg.Conntrack); err != nil {
+			return err
+		}
+	}
 	nodeName, err := cfg.NodeName()
 	if err != nil {
 		return err
@@ -54,8 +59,8 @@ func Run(ctx context.Context, cfg Config, client kubernetes.Interface, deps Deps
 		return err
 	}
 	serve(ctx, cfg.HealthzBindAddress, obs.health.Handler())
-	serve(ctx, cfg.MetricsBindAddress, promhttp.HandlerFor(obs.reg, promhttp.HandlerOpts{}))
-	if err := tracker.StartAll(ctx, client, tracker.Options{WatchServiceCIDRs: true}, stack.trackers()...); err != nil {
+	serve(ctx, cfg.MetricsBindAddress, metricsHandler(obs.reg, mode, cfg.EnableProfiling))
+	if err := tracker.StartAll(ctx, client, tracker.Options{WatchServiceCIDRs: true, ResyncPeriod: cfg.ConfigSyncPeriod}, stack.trackers()...); err != nil {
 		return err
 	}
 	klog.InfoS("Proxy started", "node", nodeName, "mode", mode, "families", stack.families())
