@@ -36,9 +36,10 @@ type DNSConfig struct {
 
 // dnsTarget is one DNS server process under test.
 type dnsTarget struct {
-	name string
-	addr string
-	proc *exec.Cmd
+	name    string
+	addr    string
+	proc    *exec.Cmd
+	idleRSS int64
 }
 
 // DNS fills a fresh `svcplane server` with cfg.Services ClusterIP Services
@@ -142,11 +143,10 @@ func createDNSService(ctx context.Context, client kubernetes.Interface, i, eps i
 		Ports:       []discoveryv1.EndpointPort{{Name: ptr.To("http"), Port: ptr.To[int32](80)}}}
 	for j := range eps {
 		es.Endpoints = append(es.Endpoints, discoveryv1.Endpoint{
-			Addresses:  []string{fmt.Sprintf("10.%d.%d.%d", 128+i/65536, i/256%256, i%256)},
+			Addresses:  []string{fmt.Sprintf("10.%d.%d.%d", 128+j, i/256%256, i%256)},
 			Conditions: discoveryv1.EndpointConditions{Ready: ptr.To(true)},
 			Hostname:   ptr.To(fmt.Sprintf("ep-%d", j)),
 		})
-		es.Endpoints[j].Addresses[0] = fmt.Sprintf("10.%d.%d.%d", 128+j, i/256%256, i%256)
 	}
 	_, err := client.DiscoveryV1().EndpointSlices("bench").Create(ctx, es, metav1.CreateOptions{})
 	return err
@@ -259,6 +259,8 @@ func startDNSProcess(name string, cmd *exec.Cmd, addr, ready string) (*dnsTarget
 // loadDNS runs the concurrency steps against t and prints each.
 func loadDNS(out io.Writer, p *progress, t *dnsTarget, cfg DNSConfig) error {
 	fmt.Fprintf(out, "%s:\n", t.name)
+	time.Sleep(2 * time.Second) // settle after the initial list
+	t.idleRSS, _ = rssBytes(t.proc.Process.Pid)
 	best := 0.0
 	for _, c := range cfg.Concurrency {
 		p.phase(fmt.Sprintf("%s, %d clients", t.name, c), nil)
@@ -272,7 +274,9 @@ func loadDNS(out io.Writer, p *progress, t *dnsTarget, cfg DNSConfig) error {
 		}
 	}
 	rss, _ := rssBytes(t.proc.Process.Pid)
-	fmt.Fprintf(out, "  best with p99 ≤ 1 ms: %.0f q/s; RSS %.1f MB\n", best, float64(rss)/(1<<20))
+	anon, _ := statusBytes(t.proc.Process.Pid, "RssAnon")
+	fmt.Fprintf(out, "  best with p99 ≤ 1 ms: %.0f q/s; RSS after the load %.1f MB, of which anonymous %.1f MB (the rest: the binary's pages); idle before it %.1f MB\n",
+		best, float64(rss)/(1<<20), float64(anon)/(1<<20), float64(t.idleRSS)/(1<<20))
 	return nil
 }
 
@@ -342,5 +346,5 @@ func dnsStep(addr string, c, services int, d time.Duration) (dnsStats, error) {
 		return dnsStats{}, firstErr
 	}
 	slices.Sort(lat)
-	return dnsStats{qps: float64(len(lat)) / d.Seconds(), p50: pct(lat, 50), p99: pct(lat, 99), lost: lost}, nil
+	return dnsStats{qps: float64(len(lat)) / d.Seconds(), p50: pct(lat, 50) * 1000, p99: pct(lat, 99) * 1000, lost: lost}, nil
 }

@@ -9,19 +9,23 @@ import (
 )
 
 // rssBytes reads VmRSS of a process from /proc.
-func rssBytes(pid int) (int64, error) {
+func rssBytes(pid int) (int64, error) { return statusBytes(pid, "VmRSS") }
+
+// statusBytes reads one kB field (VmRSS, RssAnon, …) of a process's
+// /proc status.
+func statusBytes(pid int, field string) (int64, error) {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
 	if err != nil {
 		return 0, err
 	}
 	for _, l := range strings.Split(string(b), "\n") {
-		if strings.HasPrefix(l, "VmRSS:") {
+		if strings.HasPrefix(l, field+":") {
 			var kb int64
-			_, err := fmt.Sscanf(strings.TrimPrefix(l, "VmRSS:"), "%d", &kb)
+			_, err := fmt.Sscanf(strings.TrimPrefix(l, field+":"), "%d", &kb)
 			return kb * 1024, err
 		}
 	}
-	return 0, fmt.Errorf("no VmRSS for pid %d", pid)
+	return 0, fmt.Errorf("no %s for pid %d", field, pid)
 }
 
 // rssDetail renders RssAnon, RssFile and the peak (VmHWM) of this process.

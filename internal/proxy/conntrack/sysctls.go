@@ -1,7 +1,9 @@
 package conntrack
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -76,9 +78,21 @@ func (s Sysctls) Plan(numCPU int) []Setting {
 	return out
 }
 
+// writeFile writes a sysctl (a variable for the tests: root may write
+// any file, so a read-only one cannot be made).
+var writeFile = os.WriteFile
+
+// hostOnly are the settings only the host's (initial) network namespace
+// may write: elsewhere they are read-only views of the host's.
+var hostOnly = map[string]bool{hashsizePath: true, "proc/sys/net/netfilter/nf_conntrack_max": true}
+
 // SetSysctls applies s under root ("/" on the node): each value that
 // differs is written; the hash size only when smaller than planned. The
-// first failure is returned, as kube-proxy fails its start on it.
+// first failure is returned, as kube-proxy fails its start on it — except
+// a permission error on the table size (nf_conntrack_max, hashsize),
+// which only the host's network namespace may set: a proxy in another
+// one (a simulated node) logs it and goes on, where kube-proxy would stop
+// (kind sets conntrack.maxPerCore: 0 to avoid that).
 func SetSysctls(root string, s Sysctls) error {
 	for _, set := range s.Plan(NumCPU(root)) {
 		path := filepath.Join(root, set.Path)
@@ -94,7 +108,12 @@ func SetSysctls(root string, s Sysctls) error {
 			continue
 		}
 		klog.InfoS("Set sysctl", "entry", strings.TrimPrefix(set.Path, "proc/sys/"), "value", set.Value)
-		if err := os.WriteFile(path, []byte(strconv.Itoa(set.Value)), 0o640); err != nil {
+		if err := writeFile(path, []byte(strconv.Itoa(set.Value)), 0o640); err != nil {
+			if hostOnly[set.Path] && errors.Is(err, fs.ErrPermission) {
+				klog.InfoS("Not setting the conntrack table size: only the host's network namespace may (set conntrack.maxPerCore: 0 to skip it)",
+					"entry", strings.TrimPrefix(set.Path, "proc/sys/"), "current", cur, "wanted", set.Value)
+				continue
+			}
 			return fmt.Errorf("could not set conntrack parameters from kube-proxy configuration: %w", err)
 		}
 	}

@@ -1,6 +1,7 @@
 package conntrack
 
 import (
+	"io/fs"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -79,5 +80,33 @@ func TestNumCPU(t *testing.T) {
 	writeFiles(t, root, map[string]string{"sys/devices/system/cpu/online": "0-1,4-7,9\n"})
 	if n := NumCPU(root); n != 7 {
 		t.Errorf("NumCPU %d, want 7", n)
+	}
+}
+
+// TestSetSysctlsOutsideTheHostNamespace: the table size is read-only
+// outside the host's network namespace (EACCES, even for root): it is
+// skipped and the timeouts are still set; other write errors still fail.
+func TestSetSysctlsOutsideTheHostNamespace(t *testing.T) {
+	root := t.TempDir()
+	nf := "proc/sys/net/netfilter/"
+	writeFiles(t, root, map[string]string{"sys/devices/system/cpu/online": "0-1\n", hashsizePath: "65536\n",
+		nf + "nf_conntrack_max": "262144\n", nf + "nf_conntrack_udp_timeout": "30\n"})
+	defer func(w func(string, []byte, os.FileMode) error) { writeFile = w }(writeFile)
+	failOn := nf + "nf_conntrack_max"
+	writeFile = func(path string, b []byte, mode os.FileMode) error {
+		if strings.HasSuffix(path, failOn) {
+			return &os.PathError{Op: "open", Path: path, Err: fs.ErrPermission}
+		}
+		return os.WriteFile(path, b, mode)
+	}
+	if err := SetSysctls(root, Sysctls{MaxPerCore: 32768, Min: 131072, UDPTimeout: time.Minute}); err != nil {
+		t.Fatalf("read-only table size: %v", err)
+	}
+	if got, _ := os.ReadFile(filepath.Join(root, nf+"nf_conntrack_udp_timeout")); string(got) != "60" {
+		t.Errorf("udp timeout %q, want 60", got)
+	}
+	failOn = nf + "nf_conntrack_udp_timeout"
+	if err := SetSysctls(root, Sysctls{UDPTimeout: 2 * time.Minute}); err == nil {
+		t.Error("a read-only timeout: no error")
 	}
 }
