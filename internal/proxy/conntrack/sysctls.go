@@ -107,7 +107,6 @@ func SetSysctls(root string, s Sysctls) error {
 		} else if err == nil && cur == set.Value {
 			continue
 		}
-		klog.InfoS("Set sysctl", "entry", strings.TrimPrefix(set.Path, "proc/sys/"), "value", set.Value)
 		if err := writeFile(path, []byte(strconv.Itoa(set.Value)), 0o640); err != nil {
 			if hostOnly[set.Path] && errors.Is(err, fs.ErrPermission) {
 				klog.InfoS("Not setting the conntrack table size: only the host's network namespace may (set conntrack.maxPerCore: 0 to skip it)",
@@ -116,6 +115,7 @@ func SetSysctls(root string, s Sysctls) error {
 			}
 			return fmt.Errorf("could not set conntrack parameters from kube-proxy configuration: %w", err)
 		}
+		klog.InfoS("Set sysctl", "entry", strings.TrimPrefix(set.Path, "proc/sys/"), "value", set.Value)
 	}
 	return nil
 }
