@@ -40,6 +40,9 @@ type dnsTarget struct {
 	addr    string
 	proc    *exec.Cmd
 	idleRSS int64
+	// idleAnon is the anonymous part of idleRSS (the rest are the
+	// binary's file pages, shared and reclaimable).
+	idleAnon int64
 }
 
 // DNS fills a fresh `svcplane server` with cfg.Services ClusterIP Services
@@ -261,6 +264,7 @@ func loadDNS(out io.Writer, p *progress, t *dnsTarget, cfg DNSConfig) error {
 	fmt.Fprintf(out, "%s:\n", t.name)
 	time.Sleep(2 * time.Second) // settle after the initial list
 	t.idleRSS, _ = rssBytes(t.proc.Process.Pid)
+	t.idleAnon, _ = statusBytes(t.proc.Process.Pid, "RssAnon")
 	best := 0.0
 	for _, c := range cfg.Concurrency {
 		p.phase(fmt.Sprintf("%s, %d clients", t.name, c), nil)
@@ -275,8 +279,9 @@ func loadDNS(out io.Writer, p *progress, t *dnsTarget, cfg DNSConfig) error {
 	}
 	rss, _ := rssBytes(t.proc.Process.Pid)
 	anon, _ := statusBytes(t.proc.Process.Pid, "RssAnon")
-	fmt.Fprintf(out, "  best with p99 ≤ 1 ms: %.0f q/s; RSS after the load %.1f MB, of which anonymous %.1f MB (the rest: the binary's pages); idle before it %.1f MB\n",
-		best, float64(rss)/(1<<20), float64(anon)/(1<<20), float64(t.idleRSS)/(1<<20))
+	mb := func(b int64) float64 { return float64(b) / (1 << 20) }
+	fmt.Fprintf(out, "  best with p99 ≤ 1 ms: %.0f q/s; RSS idle before the load %.1f MB (anonymous %.1f MB), after it %.1f MB (anonymous %.1f MB); the rest are the binary's file pages\n",
+		best, mb(t.idleRSS), mb(t.idleAnon), mb(rss), mb(anon))
 	return nil
 }
 

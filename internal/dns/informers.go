@@ -6,17 +6,18 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
-	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
 )
 
 // Feed keeps x equal to the cluster's Services and EndpointSlices and
-// returns once both informers have synced (or ctx ends). Objects are kept
-// without managedFields.
+// returns once both informers have synced (or ctx ends). The informers
+// keep only the fields the records need (minimal), a fraction of each
+// object.
 func Feed(ctx context.Context, client kubernetes.Interface, x *Index) error {
-	f := informers.NewSharedInformerFactoryWithOptions(client, 0, informers.WithTransform(dropManagedFields))
+	f := informers.NewSharedInformerFactoryWithOptions(client, 0, informers.WithTransform(minimal))
 	svcs := f.Core().V1().Services().Informer()
 	slices := f.Discovery().V1().EndpointSlices().Informer()
 	r1, err := svcs.AddEventHandler(cache.ResourceEventHandlerFuncs{
@@ -59,9 +60,36 @@ func tombstone[T any](o any) (T, bool) {
 	return t, ok
 }
 
-func dropManagedFields(o any) (any, error) {
-	if m, err := meta.Accessor(o); err == nil {
-		m.SetManagedFields(nil)
+// minimal reduces a Service or EndpointSlice to what the Index reads
+// (and the informer needs: name, namespace, resourceVersion).
+func minimal(o any) (any, error) {
+	switch v := o.(type) {
+	case *corev1.Service:
+		s := &corev1.Service{ObjectMeta: meta(v.ObjectMeta), Spec: corev1.ServiceSpec{Type: v.Spec.Type,
+			ClusterIP: v.Spec.ClusterIP, ClusterIPs: v.Spec.ClusterIPs, ExternalName: v.Spec.ExternalName,
+			PublishNotReadyAddresses: v.Spec.PublishNotReadyAddresses}}
+		if a, ok := v.Annotations[tolerateUnreadyAnnotation]; ok {
+			s.Annotations = map[string]string{tolerateUnreadyAnnotation: a}
+		}
+		for _, p := range v.Spec.Ports {
+			s.Spec.Ports = append(s.Spec.Ports, corev1.ServicePort{Name: p.Name, Protocol: p.Protocol, Port: p.Port})
+		}
+		return s, nil
+	case *discoveryv1.EndpointSlice:
+		es := &discoveryv1.EndpointSlice{ObjectMeta: meta(v.ObjectMeta), AddressType: v.AddressType,
+			Endpoints: make([]discoveryv1.Endpoint, len(v.Endpoints))}
+		if name, ok := v.Labels[discoveryv1.LabelServiceName]; ok {
+			es.Labels = map[string]string{discoveryv1.LabelServiceName: name}
+		}
+		for i, e := range v.Endpoints {
+			es.Endpoints[i] = discoveryv1.Endpoint{Addresses: e.Addresses, Hostname: e.Hostname,
+				Conditions: discoveryv1.EndpointConditions{Ready: e.Conditions.Ready}}
+		}
+		return es, nil
 	}
 	return o, nil
+}
+
+func meta(m metav1.ObjectMeta) metav1.ObjectMeta {
+	return metav1.ObjectMeta{Name: m.Name, Namespace: m.Namespace, ResourceVersion: m.ResourceVersion, UID: m.UID}
 }

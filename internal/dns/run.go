@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"net/netip"
+	"runtime/debug"
 	"sync/atomic"
 	"time"
 
@@ -114,6 +115,7 @@ func Run(ctx context.Context, c Config, client kubernetes.Interface) error {
 		return err
 	}
 	synced.Store(true)
+	debug.FreeOSMemory() // the initial lists' garbage: RSS is the index from here
 	if c.Register != nil {
 		if c.Register.Endpoint.Addr().IsLoopback() {
 			klog.InfoS("The cluster DNS listens on a loopback address, which endpoints may not hold: kube-system/kube-dns gets no endpoints (set --advertise-address or --dns-bind-address)", "address", c.BindAddress)

@@ -123,7 +123,7 @@ func (s *Server) ServeDNS(w mdns.ResponseWriter, req *mdns.Msg) {
 		family = 2
 	}
 	var resp *mdns.Msg
-	plugin := ""
+	plugin, respLen := "", 0
 	defer func() {
 		if r := recover(); r != nil {
 			s.Metrics.panics.Inc()
@@ -132,7 +132,7 @@ func (s *Server) ServeDNS(w mdns.ResponseWriter, req *mdns.Msg) {
 			_ = w.WriteMsg(resp)
 		}
 		if len(req.Question) > 0 {
-			s.Metrics.observe(s.Name, proto, family, req, resp, plugin, time.Since(start))
+			s.Metrics.observe(s.Name, proto, family, req, resp, req.Len(), respLen, plugin, time.Since(start))
 		}
 	}()
 	resp, plugin = s.Handle(context.Background(), req, proto)
@@ -147,7 +147,14 @@ func (s *Server) ServeDNS(w mdns.ResponseWriter, req *mdns.Msg) {
 		resp.SetEdns0(uint16(min(size, int(mdns.DefaultMsgSize))), false)
 	}
 	resp.Truncate(size)
-	_ = w.WriteMsg(resp)
+	buf, err := resp.Pack()
+	if err != nil {
+		klog.V(2).InfoS("Packing a DNS answer failed", "question", req.Question, "err", err)
+		resp = s.fail(req, mdns.RcodeServerFailure)
+		buf, _ = resp.Pack()
+	}
+	respLen = len(buf)
+	_, _ = w.Write(buf)
 }
 
 // ListenAndServe serves DNS on addr over UDP and TCP until ctx ends. The
