@@ -15,7 +15,9 @@ import (
 // one does) and drops it.
 type discardWriter struct{ mdns.ResponseWriter }
 
-func (discardWriter) RemoteAddr() net.Addr { return &net.UDPAddr{IP: net.IPv4(10, 0, 0, 1), Port: 5353} }
+func (discardWriter) RemoteAddr() net.Addr {
+	return &net.UDPAddr{IP: net.IPv4(10, 0, 0, 1), Port: 5353}
+}
 func (discardWriter) WriteMsg(m *mdns.Msg) error {
 	_, err := m.Pack()
 	return err
