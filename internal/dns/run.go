@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"net/netip"
+	"runtime"
 	"runtime/debug"
 	"sync/atomic"
 	"time"
@@ -95,23 +96,22 @@ func Run(ctx context.Context, c Config, client kubernetes.Interface) error {
 	var synced atomic.Bool
 	s := NewServer(NewResolver(x, c.ClusterDomain, c.TTL), upstreams, synced.Load)
 	s.Name = serverName(c.BindAddress)
-	pc, err := net.ListenPacket("udp", c.BindAddress)
+	pcs, l, err := Listen(c.BindAddress, runtime.GOMAXPROCS(0))
 	if err != nil {
 		return fmt.Errorf("cluster DNS: %w", err)
 	}
-	l, err := net.Listen("tcp", c.BindAddress)
-	if err != nil {
-		pc.Close()
-		return fmt.Errorf("cluster DNS: %w", err)
+	closeAll := func() {
+		for _, pc := range pcs {
+			pc.Close()
+		}
+		l.Close()
 	}
 	if err := s.ServeHTTP(ctx, c.HealthAddress, c.ReadyAddress, c.MetricsAddress); err != nil {
-		pc.Close()
-		l.Close()
+		closeAll()
 		return fmt.Errorf("cluster DNS: %w", err)
 	}
 	if err := Feed(ctx, client, x); err != nil {
-		pc.Close()
-		l.Close()
+		closeAll()
 		return err
 	}
 	synced.Store(true)
@@ -123,7 +123,7 @@ func Run(ctx context.Context, c Config, client kubernetes.Interface) error {
 		go keepRegistered(ctx, client, *c.Register)
 	}
 	klog.InfoS("Cluster DNS serving", "address", c.BindAddress, "domain", c.ClusterDomain, "services", x.Len(), "forward", upstreams)
-	return s.Serve(ctx, pc, l)
+	return s.Serve(ctx, pcs, l)
 }
 
 // keepRegistered applies the registration until it succeeds, then again

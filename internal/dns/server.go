@@ -8,10 +8,12 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	mdns "github.com/miekg/dns"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"golang.org/x/sys/unix"
 	"k8s.io/klog/v2"
 )
 
@@ -157,40 +159,66 @@ func (s *Server) ServeDNS(w mdns.ResponseWriter, req *mdns.Msg) {
 	_, _ = w.Write(buf)
 }
 
-// ListenAndServe serves DNS on addr over UDP and TCP until ctx ends. The
-// sockets are bound before it returns an error or blocks, so a taken port
-// is reported at once.
-func (s *Server) ListenAndServe(ctx context.Context, addr string) error {
-	pc, err := net.ListenPacket("udp", addr)
-	if err != nil {
-		return err
+// Listen binds addr: n UDP sockets sharing the port (SO_REUSEPORT: the
+// kernel spreads clients over them, one reader each, where one socket's
+// reader caps the rate) and a TCP listener. A taken port fails here.
+func Listen(addr string, n int) ([]net.PacketConn, net.Listener, error) {
+	lc := net.ListenConfig{}
+	if n > 1 {
+		lc.Control = func(_, _ string, c syscall.RawConn) error {
+			var serr error
+			err := c.Control(func(fd uintptr) { serr = unix.SetsockoptInt(int(fd), unix.SOL_SOCKET, unix.SO_REUSEPORT, 1) })
+			return errors.Join(err, serr)
+		}
+	}
+	var pcs []net.PacketConn
+	closeAll := func() {
+		for _, pc := range pcs {
+			pc.Close()
+		}
+	}
+	for range max(n, 1) {
+		pc, err := lc.ListenPacket(context.Background(), "udp", addr)
+		if err != nil {
+			closeAll()
+			return nil, nil, err
+		}
+		pcs = append(pcs, pc)
+		if addr == "" || strings.HasSuffix(addr, ":0") {
+			addr = pc.LocalAddr().String() // the others share the port chosen
+		}
 	}
 	l, err := net.Listen("tcp", addr)
 	if err != nil {
-		pc.Close()
-		return err
+		closeAll()
+		return nil, nil, err
 	}
-	return s.Serve(ctx, pc, l)
+	return pcs, l, nil
 }
 
 // Serve serves on the given sockets until ctx ends.
-func (s *Server) Serve(ctx context.Context, pc net.PacketConn, l net.Listener) error {
-	udp := &mdns.Server{PacketConn: pc, Handler: s}
-	tcp := &mdns.Server{Listener: l, Handler: s}
-	errs := make(chan error, 2)
-	for _, srv := range []*mdns.Server{udp, tcp} {
+func (s *Server) Serve(ctx context.Context, pcs []net.PacketConn, l net.Listener) error {
+	var servers []*mdns.Server
+	for _, pc := range pcs {
+		servers = append(servers, &mdns.Server{PacketConn: pc, Handler: s})
+	}
+	servers = append(servers, &mdns.Server{Listener: l, Handler: s})
+	errs := make(chan error, len(servers))
+	for _, srv := range servers {
 		go func() { errs <- srv.ActivateAndServe() }()
 	}
 	select {
 	case <-ctx.Done():
 		sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 		defer cancel()
-		_ = udp.ShutdownContext(sctx)
-		_ = tcp.ShutdownContext(sctx)
+		for _, srv := range servers {
+			_ = srv.ShutdownContext(sctx)
+		}
 		return nil
 	case err := <-errs:
-		_ = udp.Shutdown()
-		_ = tcp.Shutdown()
+		for _, srv := range servers {
+			_ = srv.Shutdown()
+		}
 		return err
 	}
 }

@@ -22,19 +22,15 @@ import (
 // returns their address.
 func serve(t *testing.T, s *Server) string {
 	t.Helper()
-	pc, err := net.ListenPacket("udp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	l, err := net.Listen("tcp", pc.LocalAddr().String())
+	pcs, l, err := Listen("127.0.0.1:0", 2)
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
-	go func() { defer close(done); _ = s.Serve(ctx, pc, l) }()
+	go func() { defer close(done); _ = s.Serve(ctx, pcs, l) }()
 	t.Cleanup(func() { cancel(); <-done })
-	return pc.LocalAddr().String()
+	return l.Addr().String()
 }
 
 func ask(t *testing.T, network, addr, name string, qtype uint16, edns uint16) *mdns.Msg {
