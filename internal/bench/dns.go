@@ -172,16 +172,20 @@ func freeAddr() (string, error) {
 	return "", fmt.Errorf("no free loopback port for UDP and TCP")
 }
 
+// freeAddrPair is a DNS address and a /ready address, both free.
+func freeAddrPair() (dns, ready string, err error) {
+	if dns, err = freeAddr(); err == nil {
+		ready, err = freeAddr()
+	}
+	return dns, ready, err
+}
+
 func startSvcplaneDNS(kubeconfig string) (*dnsTarget, error) {
 	self, err := os.Executable()
 	if err != nil {
 		return nil, err
 	}
-	addr, err := freeAddr()
-	if err != nil {
-		return nil, err
-	}
-	ready, err := freeAddr()
+	addr, ready, err := freeAddrPair()
 	if err != nil {
 		return nil, err
 	}
@@ -193,11 +197,7 @@ func startSvcplaneDNS(kubeconfig string) (*dnsTarget, error) {
 // startCoreDNS runs coredns with kubeadm's kubernetes block (pods
 // insecure, TTL 5 s), and a 30 s cache when cache is set.
 func startCoreDNS(bin, kubeconfig string, cache bool) (*dnsTarget, error) {
-	addr, err := freeAddr()
-	if err != nil {
-		return nil, err
-	}
-	ready, err := freeAddr()
+	addr, ready, err := freeAddrPair()
 	if err != nil {
 		return nil, err
 	}
