@@ -1,25 +1,19 @@
 package apiserver
 
 import (
-	"bytes"
-	"flag"
 	"strings"
 	"testing"
 
 	"google.golang.org/grpc/grpclog"
 	"k8s.io/klog/v2"
+
+	"github.com/svcplane/svcplane/internal/testutil"
 )
 
 // TestGRPCWarnings: grpc's warnings about its own cancelled dials go to
 // verbosity 2; other warnings (a refused handshake) stay warnings.
 func TestGRPCWarnings(t *testing.T) {
-	var buf bytes.Buffer
-	fs := flag.NewFlagSet("klog", flag.ContinueOnError)
-	klog.InitFlags(fs)
-	_ = fs.Set("logtostderr", "false")
-	_ = fs.Set("alsologtostderr", "false")
-	klog.SetOutput(&buf)
-	defer klog.SetOutput(nil)
+	buf := testutil.CaptureKlog(t)
 	quietGRPCLogs()
 	core := grpclog.Component("core")
 	core.Warningf("grpc: addrConn.createTransport failed: error reading server preface: read unix @->/x/etcd.sock: use of closed network connection")

@@ -1,27 +1,21 @@
 package plane
 
 import (
-	"bytes"
 	"context"
 	"errors"
-	"flag"
 	"strings"
 	"testing"
 
 	"k8s.io/klog/v2"
+
+	"github.com/svcplane/svcplane/internal/testutil"
 )
 
 // TestLoopsStopAndQuietCancel: stop ends every loop; inside a loop an
 // error that is only the loop's cancellation is not logged as an error,
 // others are.
 func TestLoopsStopAndQuietCancel(t *testing.T) {
-	var buf bytes.Buffer
-	fs := flag.NewFlagSet("klog", flag.ContinueOnError)
-	klog.InitFlags(fs)
-	_ = fs.Set("logtostderr", "false")
-	_ = fs.Set("alsologtostderr", "false")
-	klog.SetOutput(&buf)
-	defer klog.SetOutput(nil)
+	buf := testutil.CaptureKlog(t)
 	l := newLoops()
 	ended := make(chan struct{})
 	l.start(context.Background(), func(ctx context.Context) {

@@ -1,8 +1,8 @@
 // Package testutil holds the helpers tests across svcplane share: the one
 // way to wait for a condition (Eventually, EventuallyErr, and Poll for a
 // TestMain that has no t), the t-based forms of "this call must succeed"
-// (Get, NoErr), and SkipShort for tests that need a server, root or
-// binaries.
+// (Get, NoErr), SkipShort for tests that need a server, root or
+// binaries, and CaptureKlog for tests of what gets logged.
 //
 // Guarantees: a failing helper fails the calling test with t.Fatal (never a
 // panic, so one failure does not abort the package and skip its cleanup);
@@ -13,10 +13,14 @@
 package testutil
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"flag"
 	"testing"
 	"time"
+
+	"k8s.io/klog/v2"
 
 	"k8s.io/apimachinery/pkg/util/wait"
 )
@@ -107,4 +111,18 @@ func SkipShort(t testing.TB, why string) {
 	if testing.Short() {
 		t.Skip("skipped under -short: " + why)
 	}
+}
+
+// CaptureKlog sends klog's output (and only there, not to stderr) to the
+// returned buffer until the test ends; klog.Flush before reading it.
+func CaptureKlog(t testing.TB) *bytes.Buffer {
+	t.Helper()
+	var buf bytes.Buffer
+	fs := flag.NewFlagSet("klog", flag.ContinueOnError)
+	klog.InitFlags(fs)
+	_ = fs.Set("logtostderr", "false")
+	_ = fs.Set("alsologtostderr", "false")
+	klog.SetOutput(&buf)
+	t.Cleanup(func() { klog.SetOutput(nil) })
+	return &buf
 }
