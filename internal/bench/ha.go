@@ -19,6 +19,7 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes"
 
+	"github.com/svcplane/svcplane/internal/bootstrap/reconcilers"
 	"github.com/svcplane/svcplane/internal/etcd"
 )
 
@@ -143,7 +144,7 @@ func waitEndpoints(c kubernetes.Interface, want []string, limit time.Duration) (
 	for time.Since(start) < limit {
 		e, err := c.CoreV1().Endpoints("default").Get(context.Background(), "kubernetes", metav1.GetOptions{})
 		if err == nil {
-			got = endpointIPs(e)
+			got = reconcilers.AddressesOf(e)
 			if slices.Equal(got, want) {
 				return time.Since(start), nil
 			}
@@ -151,17 +152,6 @@ func waitEndpoints(c kubernetes.Interface, want []string, limit time.Duration) (
 		time.Sleep(20 * time.Millisecond)
 	}
 	return 0, fmt.Errorf("the kubernetes endpoints list %v after %v, want %v", got, limit, want)
-}
-
-func endpointIPs(e *corev1.Endpoints) []string {
-	var out []string
-	for _, s := range e.Subsets {
-		for _, a := range s.Addresses {
-			out = append(out, a.IP)
-		}
-	}
-	slices.Sort(out)
-	return out
 }
 
 // countEndpointWrites watches the kubernetes Endpoints and EndpointSlice

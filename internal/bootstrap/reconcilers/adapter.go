@@ -123,9 +123,9 @@ func subsetFor(ips []string, ports []corev1.EndpointPort) []corev1.EndpointSubse
 	return []corev1.EndpointSubset{{Addresses: addrs, Ports: ports}}
 }
 
-// addressesOf returns the IPs e lists, when e has the expected single
+// AddressesOf returns the IPs e lists (sorted), when e has the expected single
 // subset shape.
-func addressesOf(e *corev1.Endpoints) []string {
+func AddressesOf(e *corev1.Endpoints) []string {
 	var out []string
 	for _, s := range e.Subsets {
 		for _, a := range s.Addresses {

@@ -90,7 +90,7 @@ func (r *LeaseReconciler) RemoveEndpoints(ctx context.Context, ip net.IP, ports 
 		if err != nil || !exists {
 			return err
 		}
-		rest := slices.DeleteFunc(addressesOf(e), func(s string) bool { return s == ip.String() })
+		rest := slices.DeleteFunc(AddressesOf(e), func(s string) bool { return s == ip.String() })
 		e.Subsets = subsetFor(rest, ports)
 		return r.adapter.write(ctx, e, exists)
 	})
@@ -116,7 +116,7 @@ func (r *LeaseReconciler) doReconcile(ctx context.Context, ports []corev1.Endpoi
 		return err
 	}
 	if len(ips) == 0 {
-		if len(addressesOf(e)) == 0 {
+		if len(AddressesOf(e)) == 0 {
 			return nil // nothing listed, nothing to erase
 		}
 		return ErrNoLeases

@@ -39,7 +39,7 @@ func (r *MasterCountReconciler) ReconcileEndpoints(ctx context.Context, ip net.I
 	if err != nil {
 		return err
 	}
-	ips := addressesOf(e)
+	ips := AddressesOf(e)
 	if len(e.Subsets) != 1 || len(ips) > r.count {
 		ips = nil // wrong shape: start over with ourselves
 	}
@@ -74,7 +74,7 @@ func (r *MasterCountReconciler) RemoveEndpoints(ctx context.Context, ip net.IP, 
 	if err != nil || !exists {
 		return err
 	}
-	ips := slices.DeleteFunc(addressesOf(e), func(s string) bool { return s == ip.String() })
+	ips := slices.DeleteFunc(AddressesOf(e), func(s string) bool { return s == ip.String() })
 	portsNow := ports
 	if len(e.Subsets) == 1 && len(e.Subsets[0].Ports) > 0 {
 		portsNow = e.Subsets[0].Ports

@@ -36,7 +36,7 @@ func listed(t *testing.T, c kubernetes.Interface) []string {
 	for _, ep := range s.Endpoints {
 		fromSlice = append(fromSlice, ep.Addresses...)
 	}
-	got := addressesOf(e)
+	got := AddressesOf(e)
 	if !slices.Equal(got, fromSlice) {
 		t.Fatalf("Endpoints %v and EndpointSlice %v disagree", got, fromSlice)
 	}
