@@ -77,15 +77,7 @@ func upstreamKubeProxyMode(t *testing.T, kubeProxy, mode string) {
 	kubectl := func(stdin string, args ...string) (string, error) {
 		return node.kubectl(filepath.Join(dir, "kubeconfig"), stdin, args...)
 	}
-	waitFor(t, "svcplane server ready", 60*time.Second, func() bool {
-		select {
-		case <-server.done:
-			t.Fatalf("svcplane server exited:\n%s", tail(server.log.String()))
-		default:
-		}
-		_, err := kubectl("", "get", "--raw", "/readyz")
-		return err == nil
-	})
+	node.waitReady(t, server, filepath.Join(dir, "kubeconfig"))
 	if out, err := kubectl(kubeProxyNode+"---"+proxyManifest, "apply", "-f", "-"); err != nil {
 		t.Fatalf("kubectl apply: %v\n%s", err, out)
 	}

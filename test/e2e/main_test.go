@@ -166,6 +166,21 @@ func (n *netns) kubectl(kubeconfig, stdin string, args ...string) (string, error
 	return string(out), err
 }
 
+// waitReady waits until the API server p (run in n, kubeconfig its admin
+// credentials) answers /readyz, failing at once if p exits.
+func (n *netns) waitReady(t *testing.T, p *proc, kubeconfig string) {
+	t.Helper()
+	waitFor(t, "svcplane ready", 60*time.Second, func() bool {
+		select {
+		case <-p.done:
+			t.Fatalf("svcplane exited:\n%s", tail(p.log.String()))
+		default:
+		}
+		_, err := n.kubectl(kubeconfig, "", "get", "--raw", "/readyz")
+		return err == nil
+	})
+}
+
 // signal sends sig and waits for the process to exit.
 func (p *proc) signal(t *testing.T, sig syscall.Signal) {
 	t.Helper()

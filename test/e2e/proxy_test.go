@@ -71,15 +71,7 @@ func upProxyMode(t *testing.T, mode string) {
 	kubectl := func(stdin string, args ...string) (string, error) {
 		return node.kubectl(filepath.Join(dir, "kubeconfig"), stdin, args...)
 	}
-	waitFor(t, "svcplane up ready", 60*time.Second, func() bool {
-		select {
-		case <-up.done:
-			t.Fatalf("svcplane up exited:\n%s", tail(up.log.String()))
-		default:
-		}
-		_, err := kubectl("", "get", "--raw", "/readyz")
-		return err == nil
-	})
+	node.waitReady(t, up, filepath.Join(dir, "kubeconfig"))
 	if out, err := kubectl(proxyManifest, "apply", "-f", "-"); err != nil {
 		t.Fatalf("kubectl apply: %v\n%s", err, out)
 	}

@@ -51,12 +51,7 @@ func TestUpRestartKeepsEverything(t *testing.T) {
 	}
 	start := func() *proc {
 		p := node.start(t, bin, args...)
-		waitFor(t, "svcplane up ready", 60*time.Second, func() bool {
-			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-			defer cancel()
-			_, err := node.exec(ctx, "kubectl", "--kubeconfig", filepath.Join(dir, "kubeconfig"), "get", "--raw", "/readyz")
-			return err == nil
-		})
+		node.waitReady(t, p, filepath.Join(dir, "kubeconfig"))
 		return p
 	}
 	up := start()
