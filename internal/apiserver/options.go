@@ -35,6 +35,11 @@ type Options struct {
 	// while the data dir's filesystem has less free (0: never).
 	DataDirMinFreeMiB int
 
+	// ShutdownWatchTerminationGracePeriod: at a stop, open watches are
+	// ended and drained for at most this long (0: they are not tracked,
+	// and the stop waits for them up to the 60 s request timeout).
+	ShutdownWatchTerminationGracePeriod time.Duration
+
 	EndpointReconcilerType    string
 	APIServerCount            int
 	KubernetesServiceNodePort int
@@ -52,16 +57,19 @@ const (
 // NewOptions returns the defaults (kube-apiserver's where they exist).
 func NewOptions() *Options {
 	return &Options{
-		StorageSecurity:       NewStorageSecurity(),
-		DataDir:               "svcplane-data",
-		SecurePort:            6443,
-		BindAddress:           "0.0.0.0",
-		EtcdPrefix:            "/registry",
-		ServiceClusterIPRange: "10.96.0.0/12",
-		ServiceIPAllocator:    AllocatorIPAddress,
-		ServiceNodePortRange:  "30000-32767",
-		RepairInterval:        3 * time.Minute,
-		DataDirMinFreeMiB:     256,
+		StorageSecurity: NewStorageSecurity(),
+		DataDir:         "svcplane-data",
+		SecurePort:      6443,
+		// kube-apiserver's default is 0; a svcplane stopped with a
+		// `kubectl get -w` open would then take a minute.
+		ShutdownWatchTerminationGracePeriod: 2 * time.Second,
+		BindAddress:                         "0.0.0.0",
+		EtcdPrefix:                          "/registry",
+		ServiceClusterIPRange:               "10.96.0.0/12",
+		ServiceIPAllocator:                  AllocatorIPAddress,
+		ServiceNodePortRange:                "30000-32767",
+		RepairInterval:                      3 * time.Minute,
+		DataDirMinFreeMiB:                   256,
 
 		EndpointReconcilerType: reconcilers.TypeLease,
 		APIServerCount:         1,
@@ -77,6 +85,7 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.StringSliceVar(&o.EtcdServers, "etcd-servers", o.EtcdServers, "List of etcd servers to connect with (scheme://ip:port), comma separated. Empty runs an embedded etcd in --data-dir.")
 	fs.IntVar(&o.DataDirMinFreeMiB, "data-dir-min-free-mib", o.DataDirMinFreeMiB, "With the embedded etcd: refuse API writes (503, reads go on) while the --data-dir filesystem has fewer MiB free, so etcd never meets a full disk; 0 disables.")
 	fs.StringVar(&o.EtcdPrefix, "etcd-prefix", o.EtcdPrefix, "The prefix to prepend to all resource paths in etcd.")
+	fs.DurationVar(&o.ShutdownWatchTerminationGracePeriod, "shutdown-watch-termination-grace-period", o.ShutdownWatchTerminationGracePeriod, "This option, if set, represents the maximum amount of grace period the apiserver will wait for active watch request(s) to drain during the graceful server shutdown window. (svcplane's default is 2s: with kube-apiserver's 0, a stop with a watch open waits for the request timeout.)")
 	fs.StringVar(&o.ServiceClusterIPRange, "service-cluster-ip-range", o.ServiceClusterIPRange, "A CIDR notation IP range (or two, comma separated, for dual-stack) from which to assign service cluster IPs.")
 	fs.StringVar(&o.ServiceIPAllocator, "service-ip-allocator", o.ServiceIPAllocator, "How ClusterIPs are recorded: 'ipaddress' (an IPAddress object per IP, ranges from ServiceCIDR objects) or 'bitmap' (the legacy allocation map in etcd).")
 	fs.StringVar(&o.ServiceNodePortRange, "service-node-port-range", o.ServiceNodePortRange, "A port range to reserve for services with NodePort visibility, e.g. '30000-32767'. Inclusive at both ends of the range.")

@@ -113,6 +113,7 @@ func (s *Server) build(o *Options, endpoints []string) error {
 	config := genericapiserver.NewRecommendedConfig(codecs)
 	config.EffectiveVersion = version.EffectiveVersion{EffectiveVersion: utilcompatibility.DefaultBuildEffectiveVersion()}
 	config.ShutdownDelayDuration = 0
+	config.ShutdownWatchTerminationGracePeriod = o.ShutdownWatchTerminationGracePeriod
 
 	if s.AdvertiseAddress, err = advertiseAddress(o); err != nil {
 		return err
