@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
+	cliflag "k8s.io/component-base/cli/flag"
 
 	"github.com/svcplane/svcplane/internal/apiserver"
 	"github.com/svcplane/svcplane/internal/dns"
@@ -47,7 +48,10 @@ coredns_*). Its identity is kubeadm's CoreDNS ServiceAccount:
 			return dns.Run(ctx, c, client)
 		},
 	}
-	cmd.Flags().StringVar(&kubeconfig, "kubeconfig", "", "Kubeconfig of the DNS's identity.")
-	c.AddFlags(cmd.Flags())
+	var fss cliflag.NamedFlagSets
+	fss.FlagSet("generic").StringVar(&kubeconfig, "kubeconfig", "", "Kubeconfig of the DNS's identity.")
+	c.AddFlags(fss.FlagSet("dns"))
+	withLogging(cmd, &fss)
+	withSections(cmd, &fss)
 	return cmd
 }

@@ -15,12 +15,10 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 	"os"
 
 	"github.com/spf13/cobra"
-	"k8s.io/klog/v2"
 )
 
 func main() {
@@ -37,9 +35,6 @@ func newRootCommand() *cobra.Command {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	klogFlags := flag.NewFlagSet("klog", flag.ContinueOnError)
-	klog.InitFlags(klogFlags)
-	root.PersistentFlags().AddGoFlagSet(klogFlags)
 	root.AddCommand(newServerCommand(), newUpCommand(), newKubeconfigCommand(), newVersionCommand(), newBenchCommand(), newProxyCommand(), newNodeCommand(), newDNSCommand())
 	return root
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"k8s.io/client-go/tools/clientcmd"
+	cliflag "k8s.io/component-base/cli/flag"
 	"k8s.io/klog/v2"
 
 	"github.com/svcplane/svcplane/internal/plane"
@@ -46,8 +47,12 @@ credentials the server writes: --kubeconfig <data-dir>/node-kubeconfig.`,
 			return plane.RunNodes(ctx, o, cfg, plane.DefaultNodeName())
 		},
 	}
-	cmd.Flags().StringVar(&kubeconfig, "kubeconfig", "svcplane-data/node-kubeconfig", "Kubeconfig with the node credentials.")
-	o.AddFlags(cmd.Flags())
+	var fss cliflag.NamedFlagSets
+	fs := fss.FlagSet("generic")
+	fs.StringVar(&kubeconfig, "kubeconfig", "svcplane-data/node-kubeconfig", "Kubeconfig with the node credentials.")
+	o.AddFlags(fs)
+	withLogging(cmd, &fss)
+	withSections(cmd, &fss)
 	return cmd
 }
 

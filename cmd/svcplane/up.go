@@ -5,6 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 	genericapiserver "k8s.io/apiserver/pkg/server"
+	cliflag "k8s.io/component-base/cli/flag"
 
 	"github.com/svcplane/svcplane/internal/plane"
 )
@@ -36,6 +37,9 @@ It writes an admin kubeconfig there and prints the line to use it.`,
 			return p.Run(ctx)
 		},
 	}
-	o.AddFlags(cmd.Flags())
+	var fss cliflag.NamedFlagSets
+	o.AddFlags(&fss)
+	withLogging(cmd, &fss)
+	withSections(cmd, &fss)
 	return cmd
 }

@@ -9,7 +9,7 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/spf13/pflag"
+	cliflag "k8s.io/component-base/cli/flag"
 
 	"github.com/svcplane/svcplane/internal/allocator/ipallocator"
 	"github.com/svcplane/svcplane/internal/allocator/portallocator"
@@ -76,15 +76,13 @@ func NewOptions() *Options {
 	}
 }
 
-// AddFlags registers the options as command-line flags.
-func (o *Options) AddFlags(fs *pflag.FlagSet) {
+// AddFlags registers the options as command-line flags in
+// kube-apiserver's sections: generic, etcd, secure serving,
+// authentication, auditing.
+func (o *Options) AddFlags(fss *cliflag.NamedFlagSets) {
+	fs := fss.FlagSet("generic")
 	fs.StringVar(&o.DataDir, "data-dir", o.DataDir, "Directory for certificates, the kubeconfig and the embedded etcd's data.")
-	fs.IntVar(&o.SecurePort, "secure-port", o.SecurePort, "The port on which to serve HTTPS with authentication and authorization (0 picks a free port).")
-	fs.StringVar(&o.BindAddress, "bind-address", o.BindAddress, "The IP address on which to listen for the --secure-port port.")
 	fs.StringVar(&o.AdvertiseAddress, "advertise-address", o.AdvertiseAddress, "The IP address on which to advertise the apiserver to members of the cluster. If blank, the --bind-address (or the host's default-route address) is used.")
-	fs.StringSliceVar(&o.EtcdServers, "etcd-servers", o.EtcdServers, "List of etcd servers to connect with (scheme://ip:port), comma separated. Empty runs an embedded etcd in --data-dir.")
-	fs.IntVar(&o.DataDirMinFreeMiB, "data-dir-min-free-mib", o.DataDirMinFreeMiB, "With the embedded etcd: refuse API writes (503, reads go on) while the --data-dir filesystem has fewer MiB free, so etcd never meets a full disk; 0 disables.")
-	fs.StringVar(&o.EtcdPrefix, "etcd-prefix", o.EtcdPrefix, "The prefix to prepend to all resource paths in etcd.")
 	fs.DurationVar(&o.ShutdownWatchTerminationGracePeriod, "shutdown-watch-termination-grace-period", o.ShutdownWatchTerminationGracePeriod, "This option, if set, represents the maximum amount of grace period the apiserver will wait for active watch request(s) to drain during the graceful server shutdown window. (svcplane's default is 2s: with kube-apiserver's 0, a stop with a watch open waits for the request timeout.)")
 	fs.StringVar(&o.ServiceClusterIPRange, "service-cluster-ip-range", o.ServiceClusterIPRange, "A CIDR notation IP range (or two, comma separated, for dual-stack) from which to assign service cluster IPs.")
 	fs.StringVar(&o.ServiceIPAllocator, "service-ip-allocator", o.ServiceIPAllocator, "How ClusterIPs are recorded: 'ipaddress' (an IPAddress object per IP, ranges from ServiceCIDR objects) or 'bitmap' (the legacy allocation map in etcd).")
@@ -93,8 +91,15 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.EndpointReconcilerType, "endpoint-reconciler-type", o.EndpointReconcilerType, "Use an endpoint reconciler (master-count, lease, none).")
 	fs.IntVar(&o.APIServerCount, "apiserver-count", o.APIServerCount, "The number of apiservers running in the cluster, must be a positive number. (In use when --endpoint-reconciler-type=master-count is enabled.)")
 	fs.IntVar(&o.KubernetesServiceNodePort, "kubernetes-service-node-port", o.KubernetesServiceNodePort, "If non-zero, the Kubernetes master service (which apiserver creates/maintains) will be of type NodePort, using this as the value of the port. If zero, the Kubernetes master service will be of type ClusterIP.")
-	fs.StringVar(&o.TokenAuthFile, "token-auth-file", o.TokenAuthFile, "If set, the file that will be used to secure the secure port of the API server via token authentication.")
-	o.addStorageSecurityFlags(fs)
+	fs = fss.FlagSet("etcd")
+	fs.StringSliceVar(&o.EtcdServers, "etcd-servers", o.EtcdServers, "List of etcd servers to connect with (scheme://ip:port), comma separated. Empty runs an embedded etcd in --data-dir.")
+	fs.StringVar(&o.EtcdPrefix, "etcd-prefix", o.EtcdPrefix, "The prefix to prepend to all resource paths in etcd.")
+	fs.IntVar(&o.DataDirMinFreeMiB, "data-dir-min-free-mib", o.DataDirMinFreeMiB, "With the embedded etcd: refuse API writes (503, reads go on) while the --data-dir filesystem has fewer MiB free, so etcd never meets a full disk; 0 disables.")
+	fs = fss.FlagSet("secure serving")
+	fs.IntVar(&o.SecurePort, "secure-port", o.SecurePort, "The port on which to serve HTTPS with authentication and authorization (0 picks a free port).")
+	fs.StringVar(&o.BindAddress, "bind-address", o.BindAddress, "The IP address on which to listen for the --secure-port port.")
+	fss.FlagSet("authentication").StringVar(&o.TokenAuthFile, "token-auth-file", o.TokenAuthFile, "If set, the file that will be used to secure the secure port of the API server via token authentication.")
+	o.addStorageSecurityFlags(fss)
 }
 
 // Validate checks the options and returns every problem at once.

@@ -3,8 +3,8 @@ package apiserver
 import (
 	"fmt"
 
-	"github.com/spf13/pflag"
 	genericoptions "k8s.io/apiserver/pkg/server/options"
+	cliflag "k8s.io/component-base/cli/flag"
 )
 
 // StorageSecurity are kube-apiserver's options for reaching a TLS etcd,
@@ -32,8 +32,9 @@ func NewStorageSecurity() StorageSecurity {
 }
 
 // addStorageSecurityFlags registers the flags of o.StorageSecurity.
-func (o *Options) addStorageSecurityFlags(fs *pflag.FlagSet) {
+func (o *Options) addStorageSecurityFlags(fss *cliflag.NamedFlagSets) {
 	s := &o.StorageSecurity
+	fs := fss.FlagSet("etcd")
 	fs.StringVar(&s.EtcdCAFile, "etcd-cafile", s.EtcdCAFile, "SSL Certificate Authority file used to secure etcd communication.")
 	fs.StringVar(&s.EtcdCertFile, "etcd-certfile", s.EtcdCertFile, "SSL certification file used to secure etcd communication.")
 	fs.StringVar(&s.EtcdKeyFile, "etcd-keyfile", s.EtcdKeyFile, "SSL key file used to secure etcd communication.")
@@ -45,7 +46,7 @@ func (o *Options) addStorageSecurityFlags(fs *pflag.FlagSet) {
 	if s.Audit == nil {
 		s.Audit = genericoptions.NewAuditOptions()
 	}
-	s.Audit.AddFlags(fs)
+	s.Audit.AddFlags(fss.FlagSet("auditing"))
 }
 
 // validateStorageSecurity checks the TLS and audit options.

@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/pflag"
 	"k8s.io/apimachinery/pkg/util/validation"
+	cliflag "k8s.io/component-base/cli/flag"
 
 	"github.com/svcplane/svcplane/internal/apiserver"
 	"github.com/svcplane/svcplane/internal/controller/manager"
@@ -95,16 +96,18 @@ const ProxyNone = "none"
 // AddFlags registers the options as command-line flags: the server's and
 // the controllers' flags, and for up --nodes and --proxy-mode (and
 // --etcd-servers hidden).
-func (o *Options) AddFlags(fs *pflag.FlagSet) {
-	o.Options.AddFlags(fs)
-	o.ControllerOptions.AddFlags(fs)
+func (o *Options) AddFlags(fss *cliflag.NamedFlagSets) {
+	o.Options.AddFlags(fss)
+	o.ControllerOptions.AddFlags(fss.FlagSet("controllers"))
+	fs := fss.FlagSet("nodes")
 	fs.StringVar(&o.NodeName, "node-name", o.NodeName, "Node name whose credentials (user system:node:<name> in group system:nodes) are written to <data-dir>/node-kubeconfig; up runs its local node under that name.")
 	if !o.up {
 		return
 	}
-	fs.Lookup("etcd-servers").Hidden = true
+	fss.FlagSet("etcd").Lookup("etcd-servers").Hidden = true
 	fs.IntVar(&o.Nodes, "nodes", o.Nodes, "Local simulated nodes to run with the node credentials (0: none): --node-name, or <node-name>-<i> for several.")
 	fs.StringVar(&o.ProxyMode, "proxy-mode", o.ProxyMode, "Service proxy of the local node run in this process: nftables, iptables, ipvs, userspace, or none. It needs root; without it up runs on and says why.")
+	fs = fss.FlagSet("dns")
 	fs.BoolVar(&o.DNSEnabled, "dns", o.DNSEnabled, "Run the cluster DNS in this process, behind kube-system/kube-dns (the tenth address of the service range).")
 	o.DNS.AddFlags(fs)
 	fs.Lookup("dns-bind-address").Usage = "The UDP and TCP address:port the cluster DNS listens on; empty: <advertise-address>:53."

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/spf13/pflag"
+	cliflag "k8s.io/component-base/cli/flag"
 
 	"github.com/svcplane/svcplane/internal/apiserver"
 	"github.com/svcplane/svcplane/internal/controller/servicecidr"
@@ -33,8 +34,12 @@ func TestControllerFlagsKeepTheirNamesAndDefaults(t *testing.T) {
 		{"server", NewServerOptions(), nil},
 		{"up", NewUpOptions(), map[string]string{"nodes": "1", "proxy-mode": "nftables"}},
 	} {
+		var fss cliflag.NamedFlagSets
+		tc.o.AddFlags(&fss)
 		fs := pflag.NewFlagSet(tc.name, pflag.ContinueOnError)
-		tc.o.AddFlags(fs)
+		for _, section := range fss.FlagSets {
+			fs.AddFlagSet(section)
+		}
 		for name, def := range merge(want, tc.up) {
 			f := fs.Lookup(name)
 			if f == nil {
