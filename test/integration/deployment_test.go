@@ -8,6 +8,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/util/retry"
 )
 
 // markPodsReady plays the node agent for ns: every pod becomes Running and
@@ -21,10 +22,19 @@ func markPodsReady(c kubernetes.Interface, ns string) {
 		if p.DeletionTimestamp != nil || p.Status.Phase == corev1.PodRunning {
 			continue
 		}
-		p.Status.Phase = corev1.PodRunning
-		p.Status.PodIP = fmt.Sprintf("10.250.%d.%d", i/250, i%250+1)
-		p.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue, LastTransitionTime: metav1.Now()}}
-		_, _ = c.CoreV1().Pods(ns).UpdateStatus(ctx, &p, metav1.UpdateOptions{})
+		// The scheduler writes these unbound pods' PodScheduled condition
+		// (no node here fits them) meanwhile: re-read on a conflict.
+		_ = retry.RetryOnConflict(retry.DefaultRetry, func() error {
+			cur, err := c.CoreV1().Pods(ns).Get(ctx, p.Name, metav1.GetOptions{})
+			if err != nil || cur.UID != p.UID {
+				return err
+			}
+			cur.Status.Phase = corev1.PodRunning
+			cur.Status.PodIP = fmt.Sprintf("10.250.%d.%d", i/250, i%250+1)
+			cur.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue, LastTransitionTime: metav1.Now()}}
+			_, err = c.CoreV1().Pods(ns).UpdateStatus(ctx, cur, metav1.UpdateOptions{})
+			return err
+		})
 	}
 }
 

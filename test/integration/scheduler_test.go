@@ -5,7 +5,9 @@ import (
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/svcplane/svcplane/test/integration/framework"
 )
@@ -24,7 +26,9 @@ func TestScheduler(t *testing.T) {
 	for _, n := range []string{"s1", "s2"} {
 		get(c.CoreV1().Nodes().Create(ctx, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: n,
 			Labels: map[string]string{"name": n}},
-			Status: corev1.NodeStatus{Conditions: []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionTrue}}}},
+			Status: corev1.NodeStatus{Conditions: []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionTrue}},
+				Allocatable: corev1.ResourceList{corev1.ResourcePods: resource.MustParse("110"),
+					corev1.ResourceCPU: resource.MustParse("4"), corev1.ResourceMemory: resource.MustParse("16Gi")}}},
 			metav1.CreateOptions{}))(t)
 	}
 	mk := func(name string, selector map[string]string) {
@@ -59,4 +63,47 @@ func TestScheduler(t *testing.T) {
 	if p := get(c.CoreV1().Pods("default").Get(ctx, "nowhere", metav1.GetOptions{}))(t); p.Spec.NodeName != "" || p.Status.Phase != corev1.PodPending {
 		t.Fatalf("unschedulable pod: node %q phase %s", p.Spec.NodeName, p.Status.Phase)
 	}
+	eventually(t, "PodScheduled=False Unschedulable", func() bool {
+		p := get(c.CoreV1().Pods("default").Get(ctx, "nowhere", metav1.GetOptions{}))(t)
+		for _, cond := range p.Status.Conditions {
+			if cond.Type == corev1.PodScheduled && cond.Status == corev1.ConditionFalse && cond.Reason == "Unschedulable" &&
+				cond.Message == "0/2 nodes are available: 2 node(s) didn't match Pod's node affinity/selector." {
+				return true
+			}
+		}
+		return false
+	})
+
+	// More cpu than either node has left: upstream's NodeResourcesFit.
+	get(c.CoreV1().Pods("default").Create(ctx, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "greedy"},
+		Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "x", Resources: corev1.ResourceRequirements{
+			Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("5")}}}}}}, metav1.CreateOptions{}))(t)
+	eventually(t, "Insufficient cpu", func() bool {
+		evs := get(c.CoreV1().Events("default").List(ctx, metav1.ListOptions{FieldSelector: "involvedObject.name=greedy,reason=FailedScheduling"}))(t)
+		return len(evs.Items) > 0 && evs.Items[0].Message == "0/2 nodes are available: 2 Insufficient cpu."
+	})
+
+	// Scheduling gates: the API server marks the pod SchedulingGated, the
+	// scheduler leaves it; removing the gate lets it be bound.
+	gated := get(c.CoreV1().Pods("default").Create(ctx, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "gated"},
+		Spec: corev1.PodSpec{SchedulingGates: []corev1.PodSchedulingGate{{Name: "example.com/wait"}},
+			Containers: []corev1.Container{{Name: "c", Image: "x"}}}}, metav1.CreateOptions{}))(t)
+	if len(gated.Status.Conditions) != 1 || gated.Status.Conditions[0].Reason != "SchedulingGated" ||
+		gated.Status.Conditions[0].Message != "Scheduling is blocked due to non-empty scheduling gates" {
+		t.Fatalf("gated pod conditions %+v", gated.Status.Conditions)
+	}
+	gated.Spec.SchedulingGates = []corev1.PodSchedulingGate{{Name: "example.com/wait"}, {Name: "example.com/more"}}
+	if _, err := c.CoreV1().Pods("default").Update(ctx, gated, metav1.UpdateOptions{}); err == nil ||
+		!strings.Contains(err.Error(), "only deletion is allowed, but found new scheduling gate 'example.com/more'") {
+		t.Fatalf("adding a gate: %v", err)
+	}
+	if p := get(c.CoreV1().Pods("default").Get(ctx, "gated", metav1.GetOptions{}))(t); p.Spec.NodeName != "" {
+		t.Fatalf("gated pod bound to %s", p.Spec.NodeName)
+	}
+	get(c.CoreV1().Pods("default").Patch(ctx, "gated", types.JSONPatchType,
+		[]byte(`[{"op":"remove","path":"/spec/schedulingGates"}]`), metav1.PatchOptions{}))(t)
+	eventually(t, "the ungated pod bound", func() bool {
+		p := get(c.CoreV1().Pods("default").Get(ctx, "gated", metav1.GetOptions{}))(t)
+		return p.Spec.NodeName != ""
+	})
 }

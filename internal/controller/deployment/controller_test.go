@@ -115,7 +115,7 @@ func deploymentOf(replicas int32, image string, mut ...func(*appsv1.Deployment))
 func rsOf(d *appsv1.Deployment, image string, replicas, desired int32, rev, created int) *appsv1.ReplicaSet {
 	tmpl := *d.Spec.Template.DeepCopy()
 	tmpl.Spec.Containers[0].Image = image
-	hash := templateHash(&tmpl, nil)
+	hash := TemplateHash(&tmpl, nil)
 	tmpl.Labels = map[string]string{"app": "web", HashLabel: hash}
 	return &appsv1.ReplicaSet{
 		ObjectMeta: metav1.ObjectMeta{Name: "web-" + hash, Namespace: "ns", UID: types.UID("rs-" + image),

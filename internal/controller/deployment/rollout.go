@@ -43,7 +43,7 @@ func maxRevision(sets []*appsv1.ReplicaSet) int64 {
 
 // createNewRS creates the ReplicaSet of d's template with the next revision.
 func (c *Controller) createNewRS(ctx context.Context, d *appsv1.Deployment, owned []*appsv1.ReplicaSet) (*appsv1.ReplicaSet, error) {
-	hash := templateHash(&d.Spec.Template, d.Status.CollisionCount)
+	hash := TemplateHash(&d.Spec.Template, d.Status.CollisionCount)
 	tmpl := *d.Spec.Template.DeepCopy()
 	if tmpl.Labels == nil {
 		tmpl.Labels = map[string]string{}
@@ -56,7 +56,7 @@ func (c *Controller) createNewRS(ctx context.Context, d *appsv1.Deployment, owne
 	sel.MatchLabels[HashLabel] = hash
 	zero := int32(0)
 	rs := &appsv1.ReplicaSet{
-		ObjectMeta: metav1.ObjectMeta{Name: d.Name + "-" + hash, Namespace: d.Namespace, Labels: tmpl.Labels,
+		ObjectMeta: metav1.ObjectMeta{Name: ReplicaSetName(d.Name, hash), Namespace: d.Namespace, Labels: tmpl.Labels,
 			OwnerReferences: []metav1.OwnerReference{controllerRef(d)},
 			Annotations: map[string]string{RevisionAnnotation: strconv.FormatInt(maxRevision(owned)+1, 10),
 				DesiredReplicasAnnotation: strconv.Itoa(int(replicas(d))),

@@ -17,6 +17,8 @@ import (
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/util/workqueue"
 	esreconciler "k8s.io/endpointslice"
+	esutil "k8s.io/endpointslice/util"
+	utilnet "k8s.io/utils/net"
 
 	"github.com/svcplane/svcplane/internal/controller/podservices"
 	"github.com/svcplane/svcplane/internal/controller/worker"
@@ -139,12 +141,12 @@ func subsetsFor(svc *corev1.Service, pods []*corev1.Pod) ([]corev1.EndpointSubse
 	var order []string
 	total := 0
 	for _, pod := range pods {
-		ip := pod.Status.PodIP
-		if ip == "" || pod.DeletionTimestamp != nil && !svc.Spec.PublishNotReadyAddresses {
+		if !esutil.ShouldPodBeInEndpoints(pod, svc.Spec.PublishNotReadyAddresses) {
 			continue
 		}
-		if pod.Status.Phase == corev1.PodSucceeded || pod.Status.Phase == corev1.PodFailed {
-			continue
+		ip := addressFor(svc, pod)
+		if ip == "" {
+			continue // no IP of the Service's family (a single-stack pod on a dual-stack cluster)
 		}
 		var ports []corev1.EndpointPort
 		for i := range svc.Spec.Ports {
@@ -165,6 +167,9 @@ func subsetsFor(svc *corev1.Service, pods []*corev1.Pod) ([]corev1.EndpointSubse
 		}
 		addr := corev1.EndpointAddress{IP: ip, NodeName: nodeName(pod),
 			TargetRef: &corev1.ObjectReference{Kind: "Pod", Namespace: pod.Namespace, Name: pod.Name, UID: pod.UID}}
+		if esutil.ShouldSetHostname(pod, svc) {
+			addr.Hostname = pod.Spec.Hostname
+		}
 		if svc.Spec.PublishNotReadyAddresses || podReady(pod) {
 			g.ready = append(g.ready, addr)
 		} else {
@@ -196,6 +201,33 @@ func subsetsFor(svc *corev1.Service, pods []*corev1.Pod) ([]corev1.EndpointSubse
 		}
 	}
 	return subsets, truncated
+}
+
+// addressFor is the pod's IP of the Service's family, as upstream's
+// podToEndpointAddressForService: the family is spec.ipFamilies[0] (else
+// that of the ClusterIP, else of the pod's first IP; IPv4 when none
+// says), the address the first of status.podIPs in it, re-written in
+// canonical form; "" when the pod has none.
+func addressFor(svc *corev1.Service, pod *corev1.Pod) string {
+	family := corev1.IPv4Protocol
+	switch {
+	case len(svc.Spec.IPFamilies) > 0:
+		family = svc.Spec.IPFamilies[0]
+	case svc.Spec.ClusterIP != "" && svc.Spec.ClusterIP != corev1.ClusterIPNone:
+		if utilnet.IsIPv6String(svc.Spec.ClusterIP) {
+			family = corev1.IPv6Protocol
+		}
+	case utilnet.IsIPv6String(pod.Status.PodIP):
+		family = corev1.IPv6Protocol
+	}
+	wantIPv6 := family == corev1.IPv6Protocol
+	for _, podIP := range pod.Status.PodIPs {
+		ip := utilnet.ParseIPSloppy(podIP.IP)
+		if ip != nil && wantIPv6 == utilnet.IsIPv6(ip) {
+			return ip.String()
+		}
+	}
+	return ""
 }
 
 func portsKey(ports []corev1.EndpointPort) string {

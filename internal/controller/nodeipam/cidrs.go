@@ -11,11 +11,17 @@ import (
 // maxSubnets bounds the map of one cluster CIDR.
 const maxSubnets = 1 << 20
 
-// cidrSet hands out the subnets of one cluster CIDR.
+// cidrSet hands out the subnets of one cluster CIDR, next-fit as
+// upstream's cidrset.CidrSet: the search starts after the subnet handed out
+// last, so a released subnet (a deleted Node's) is not given to the next
+// Node but only once the allocator has gone round the whole range.
 type cidrSet struct {
 	cluster netip.Prefix
 	mask    int
 	used    *bitmap.Bitmap
+	// nextCandidate is where the next search starts (upstream's field);
+	// only next moves it.
+	nextCandidate uint64
 }
 
 func newCIDRSet(cluster netip.Prefix, mask int) (*cidrSet, error) {
@@ -63,10 +69,12 @@ func (s *cidrSet) release(p netip.Prefix) {
 	}
 }
 
-// next takes the lowest free subnet.
+// next takes the first free subnet from nextCandidate on, wrapping round.
 func (s *cidrSet) next() (netip.Prefix, error) {
-	for i := uint64(0); i < s.used.Size(); i++ {
+	size := s.used.Size()
+	for n, i := uint64(0), s.nextCandidate; n < size; n, i = n+1, (i+1)%size {
 		if s.used.Set(i) {
+			s.nextCandidate = (i + 1) % size
 			return s.subnet(i), nil
 		}
 	}

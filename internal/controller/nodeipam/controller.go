@@ -118,7 +118,9 @@ func (c *Controller) fullLocked(n *corev1.Node, s *cidrSet, err error) {
 	}
 }
 
+// occupyLocked marks the subnets n already has used (idempotent).
 func (c *Controller) occupyLocked(n *corev1.Node) {
+	var owned []netip.Prefix
 	for _, cidr := range n.Spec.PodCIDRs {
 		p, err := netip.ParsePrefix(cidr)
 		if err != nil {
@@ -127,7 +129,10 @@ func (c *Controller) occupyLocked(n *corev1.Node) {
 		for _, s := range c.sets {
 			s.occupy(p)
 		}
-		c.owned[n.Name] = append(c.owned[n.Name], p)
+		owned = append(owned, p)
+	}
+	if len(owned) > 0 {
+		c.owned[n.Name] = owned
 	}
 }
 
@@ -137,8 +142,16 @@ func (c *Controller) sync(ctx context.Context, name string) error {
 	if apierrors.IsNotFound(err) {
 		return nil
 	}
-	if err != nil || len(n.Spec.PodCIDRs) > 0 || n.Spec.PodCIDR != "" {
+	if err != nil {
 		return err
+	}
+	if len(n.Spec.PodCIDRs) > 0 || n.Spec.PodCIDR != "" {
+		// A Node that came with its CIDRs (or got them from another
+		// leader): occupy them, as upstream's AllocateOrOccupyCIDR.
+		c.mu.Lock()
+		c.occupyLocked(n)
+		c.mu.Unlock()
+		return nil
 	}
 	c.mu.Lock()
 	var got []netip.Prefix

@@ -122,7 +122,7 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 	}
 	var manageErr error
 	if c.expectations.satisfied(key) && rs.DeletionTimestamp == nil {
-		manageErr = c.manageReplicas(ctx, rs, key, pods)
+		manageErr = c.manageReplicas(ctx, rs, key, pods, all)
 	}
 	if err := c.updateStatus(ctx, rs, pods, manageErr); err != nil {
 		return err

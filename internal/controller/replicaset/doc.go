@@ -2,7 +2,10 @@
 // pods to match spec.replicas (creations in slow-start batches 1, 2, 4, …),
 // adopts matching orphans and releases pods whose labels stop matching
 // through the ControllerRef (a pod owned by another controller is never
-// taken), waits on expectations so a stale cache never makes extra pods,
+// taken), deletes on scale-down in upstream's order (deletion.go: unassigned,
+// Pending, not Ready, lowest controller.kubernetes.io/pod-deletion-cost,
+// most pods of the owner's ReplicaSets on its node, Ready most recently,
+// most restarts, newest), waits on expectations so a stale cache never makes extra pods,
 // and keeps status (replicas, fullyLabeledReplicas, readyReplicas,
 // availableReplicas, observedGeneration). Shape: informers → rate-limited
 // queue keyed namespace/name → sync.

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"sort"
 	"sync"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -60,7 +59,8 @@ func (c *Controller) controllerRef(rs *appsv1.ReplicaSet) metav1.OwnerReference 
 }
 
 // manageReplicas creates or deletes pods to reach spec.replicas.
-func (c *Controller) manageReplicas(ctx context.Context, rs *appsv1.ReplicaSet, key string, pods []*corev1.Pod) error {
+// all is every pod of rs's namespace (for ranking by co-located pods).
+func (c *Controller) manageReplicas(ctx context.Context, rs *appsv1.ReplicaSet, key string, pods, all []*corev1.Pod) error {
 	diff := len(pods) - replicasOf(rs)
 	switch {
 	case diff < 0:
@@ -73,7 +73,11 @@ func (c *Controller) manageReplicas(ctx context.Context, rs *appsv1.ReplicaSet, 
 		return err
 	case diff > 0:
 		n := min(diff, BurstReplicas)
-		victims := deletionOrder(pods)[:n]
+		sets, err := c.kind.List(rs.Namespace)
+		if err != nil {
+			return err
+		}
+		victims := PodsToDelete(append([]*corev1.Pod(nil), pods...), relatedPods(rs, sets, all), n, metav1.NewTime(c.clock.Now()))
 		c.expectations.expect(key, 0, n)
 		var firstErr error
 		for _, p := range victims {
@@ -127,34 +131,6 @@ func slowStart(count int, fn func() error) (int, error) {
 		}
 	}
 	return made, nil
-}
-
-// deletionOrder sorts pods most-deletable first, as upstream: unassigned
-// before assigned, pending before running, not ready before ready, newer
-// before older.
-func deletionOrder(pods []*corev1.Pod) []*corev1.Pod {
-	out := append([]*corev1.Pod(nil), pods...)
-	rank := func(p *corev1.Pod) [3]int {
-		r := [3]int{1, 1, 1}
-		if p.Spec.NodeName == "" {
-			r[0] = 0
-		}
-		if p.Status.Phase == corev1.PodPending {
-			r[1] = 0
-		}
-		if !podReady(p) {
-			r[2] = 0
-		}
-		return r
-	}
-	sort.SliceStable(out, func(i, j int) bool {
-		ri, rj := rank(out[i]), rank(out[j])
-		if ri != rj {
-			return ri[0] < rj[0] || (ri[0] == rj[0] && (ri[1] < rj[1] || (ri[1] == rj[1] && ri[2] < rj[2])))
-		}
-		return out[j].CreationTimestamp.Before(&out[i].CreationTimestamp)
-	})
-	return out
 }
 
 func podReady(p *corev1.Pod) bool {

@@ -5,8 +5,6 @@ import (
 	"testing"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	testingclock "k8s.io/utils/clock/testing"
 )
 
@@ -25,24 +23,6 @@ func TestSlowStartStopsAfterAFailingBatch(t *testing.T) {
 	made, err = slowStart(10, func() error { return nil })
 	if err != nil || made != 10 {
 		t.Fatalf("made %d, %v", made, err)
-	}
-}
-
-func TestDeletionOrder(t *testing.T) {
-	old, young := metav1.NewTime(time.Unix(100, 0)), metav1.NewTime(time.Unix(200, 0))
-	readyRunning := func(name string, ts metav1.Time) *corev1.Pod {
-		return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: name, CreationTimestamp: ts}, Spec: corev1.PodSpec{NodeName: "n"},
-			Status: corev1.PodStatus{Phase: corev1.PodRunning, Conditions: []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue}}}}
-	}
-	unassigned := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "unassigned"}, Status: corev1.PodStatus{Phase: corev1.PodPending}}
-	notReady := readyRunning("not-ready", old)
-	notReady.Status.Conditions[0].Status = corev1.ConditionFalse
-	got := deletionOrder([]*corev1.Pod{readyRunning("old", old), readyRunning("young", young), notReady, unassigned})
-	want := []string{"unassigned", "not-ready", "young", "old"}
-	for i, p := range got {
-		if p.Name != want[i] {
-			t.Fatalf("order %d: %s, want %v", i, p.Name, want)
-		}
 	}
 }
 

@@ -4,30 +4,69 @@ import (
 	"sync"
 
 	corev1 "k8s.io/api/core/v1"
+	resourcehelper "k8s.io/component-helpers/resource"
 )
 
-// podCache knows how many pods each node runs: the assigned, non-terminal
-// pods the informer shows, plus the pods this scheduler has assumed onto a
-// node (bind sent or in flight) that the informer does not show there yet.
-// Counting is O(1); the informer keeps it current incrementally, so a
-// placement never walks every pod.
+// usage is what pods take of a node: their number and the sum of their
+// cpu (millicores) and memory (bytes) requests.
+type usage struct {
+	pods        int
+	milliCPU    int64
+	memoryBytes int64
+}
+
+func (u *usage) add(v usage, sign int) {
+	u.pods += sign * v.pods
+	u.milliCPU += int64(sign) * v.milliCPU
+	u.memoryBytes += int64(sign) * v.memoryBytes
+}
+
+// requestsOf is one pod's usage. A pod on a node counts with the resources
+// its status reports (in-place resize), as upstream's NodeInfo; a pod to
+// place with its spec, as upstream's NodeResourcesFit PreFilter. Pod-level
+// resources and overhead count (resourcehelper.PodRequests).
+func requestsOf(p *corev1.Pod, onNode bool) usage {
+	r := resourcehelper.PodRequests(p, resourcehelper.PodResourcesOptions{UseStatusResources: onNode})
+	return usage{pods: 1, milliCPU: r.Cpu().MilliValue(), memoryBytes: r.Memory().Value()}
+}
+
+type placed struct {
+	node string
+	use  usage
+}
+
+// podCache knows what each node runs: the assigned, non-terminal pods the
+// informer shows, plus the pods this scheduler has assumed onto a node
+// (bind sent or in flight) that the informer does not show there yet.
+// Reading a node's usage is O(1); the informer keeps it current
+// incrementally, so a placement never walks every pod.
 type podCache struct {
 	mu        sync.Mutex
-	nodeOf    map[string]string // observed: pod key → node
-	perNode   map[string]int    // observed pods per node
-	assumed   map[string]string // pod key → node, not yet observed there
-	assumedOn map[string]int
+	observed  map[string]placed // pod key → node and requests
+	perNode   map[string]usage  // observed pods per node
+	assumed   map[string]placed // pod key → node, not yet observed there
+	assumedOn map[string]usage
 }
 
 func newPodCache() *podCache {
-	return &podCache{nodeOf: map[string]string{}, perNode: map[string]int{},
-		assumed: map[string]string{}, assumedOn: map[string]int{}}
+	return &podCache{observed: map[string]placed{}, perNode: map[string]usage{},
+		assumed: map[string]placed{}, assumedOn: map[string]usage{}}
 }
 
 func podKey(p *corev1.Pod) string { return p.Namespace + "/" + p.Name }
 
 func terminal(p *corev1.Pod) bool {
 	return p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed
+}
+
+func addTo(m map[string]usage, node string, v usage, sign int) {
+	u := m[node]
+	u.add(v, sign)
+	if u.pods == 0 {
+		delete(m, node)
+		return
+	}
+	m[node] = u
 }
 
 // observe records a pod as the informer shows it (added or updated).
@@ -39,8 +78,9 @@ func (c *podCache) observe(p *corev1.Pod) {
 	if p.Spec.NodeName == "" || terminal(p) {
 		return
 	}
-	c.nodeOf[key] = p.Spec.NodeName
-	c.perNode[p.Spec.NodeName]++
+	pl := placed{node: p.Spec.NodeName, use: requestsOf(p, true)}
+	c.observed[key] = pl
+	addTo(c.perNode, pl.node, pl.use, 1)
 	c.dropAssumed(key) // now seen where it runs
 }
 
@@ -53,30 +93,26 @@ func (c *podCache) forget(key string) {
 }
 
 func (c *podCache) dropObserved(key string) {
-	if n, ok := c.nodeOf[key]; ok {
-		delete(c.nodeOf, key)
-		if c.perNode[n]--; c.perNode[n] == 0 {
-			delete(c.perNode, n)
-		}
+	if pl, ok := c.observed[key]; ok {
+		delete(c.observed, key)
+		addTo(c.perNode, pl.node, pl.use, -1)
 	}
 }
 
 func (c *podCache) dropAssumed(key string) {
-	if n, ok := c.assumed[key]; ok {
+	if pl, ok := c.assumed[key]; ok {
 		delete(c.assumed, key)
-		if c.assumedOn[n]--; c.assumedOn[n] == 0 {
-			delete(c.assumedOn, n)
-		}
+		addTo(c.assumedOn, pl.node, pl.use, -1)
 	}
 }
 
 // assume places a pod on node before the server confirms it.
-func (c *podCache) assume(key, node string) {
+func (c *podCache) assume(key, node string, use usage) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.dropAssumed(key)
-	c.assumed[key] = node
-	c.assumedOn[node]++
+	c.assumed[key] = placed{node: node, use: use}
+	addTo(c.assumedOn, node, use, 1)
 }
 
 // unassume takes back an assumption whose bind failed.
@@ -94,9 +130,14 @@ func (c *podCache) isAssumed(key string) bool {
 	return ok
 }
 
-// count returns the pods on node, observed and assumed.
-func (c *podCache) count(node string) int {
+// used returns what node's pods take, observed and assumed.
+func (c *podCache) used(node string) usage {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.perNode[node] + c.assumedOn[node]
+	u := c.perNode[node]
+	u.add(c.assumedOn[node], 1)
+	return u
 }
+
+// count returns the pods on node, observed and assumed.
+func (c *podCache) count(node string) int { return c.used(node).pods }

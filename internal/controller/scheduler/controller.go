@@ -2,12 +2,14 @@ package scheduler
 
 import (
 	"context"
+	"encoding/json"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/types"
 	coreinformers "k8s.io/client-go/informers/core/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/kubernetes/scheme"
@@ -17,6 +19,7 @@ import (
 	"k8s.io/client-go/tools/record"
 	"k8s.io/client-go/util/workqueue"
 	"k8s.io/klog/v2"
+	"k8s.io/utils/clock"
 
 	"github.com/svcplane/svcplane/internal/controller/worker"
 )
@@ -42,6 +45,8 @@ type Scheduler struct {
 	binds  chan struct{} // semaphore of BindConcurrency
 	// bind sends one binding; a field so tests can hold binds back.
 	bind func(ctx context.Context, b *corev1.Binding) error
+	// clock stamps conditions' lastTransitionTime.
+	clock clock.Clock
 }
 
 // New returns a scheduler fed by the given informers.
@@ -52,6 +57,7 @@ func New(client kubernetes.Interface, pods coreinformers.PodInformer, nodes core
 		recorder: b.NewRecorder(scheme.Scheme, corev1.EventSource{Component: Name}),
 		cache:    newPodCache(),
 		binds:    make(chan struct{}, BindConcurrency),
+		clock:    clock.RealClock{},
 		queue:    worker.NewQueue[string]("scheduler")}
 	s.bind = func(ctx context.Context, b *corev1.Binding) error {
 		return client.CoreV1().Pods(b.Namespace).Bind(ctx, b, metav1.CreateOptions{})
@@ -80,8 +86,12 @@ func New(client kubernetes.Interface, pods coreinformers.PodInformer, nodes core
 	return s
 }
 
+// pending: an unbound pod of ours to place. A pod with scheduling gates
+// waits outside the queue (upstream's SchedulingGates PreEnqueue plugin);
+// the API server gave it PodScheduled=False SchedulingGated at creation,
+// and removing its last gate is an update that queues it.
 func pending(p *corev1.Pod) bool {
-	return p.Spec.NodeName == "" && p.DeletionTimestamp == nil &&
+	return p.Spec.NodeName == "" && p.DeletionTimestamp == nil && len(p.Spec.SchedulingGates) == 0 &&
 		(p.Spec.SchedulerName == "" || p.Spec.SchedulerName == Name) && !terminal(p)
 }
 
@@ -113,12 +123,11 @@ func (s *Scheduler) schedule(ctx context.Context, key string) (retry bool, err e
 	if err != nil {
 		return false, err
 	}
-	node, reasons := pick(pod, nodes, s.cache.count)
+	node, reasons := pick(pod, nodes, s.cache.used)
 	if node == "" {
-		s.recorder.Event(pod, corev1.EventTypeWarning, "FailedScheduling", failureMessage(len(nodes), reasons))
-		return true, nil
+		return true, s.unschedulable(ctx, pod, failureMessage(len(nodes), reasons))
 	}
-	s.cache.assume(key, node)
+	s.cache.assume(key, node, requestsOf(pod, false))
 	select {
 	case s.binds <- struct{}{}:
 	case <-ctx.Done():
@@ -127,6 +136,41 @@ func (s *Scheduler) schedule(ctx context.Context, key string) (retry bool, err e
 	}
 	go s.bindAssumed(ctx, pod, node)
 	return false, nil
+}
+
+// unschedulable reports a pod that fits nowhere as upstream's
+// handleSchedulingFailure: a FailedScheduling event and the condition
+// PodScheduled=False Unschedulable with the same message, patched only
+// when the condition changes.
+func (s *Scheduler) unschedulable(ctx context.Context, pod *corev1.Pod, msg string) error {
+	s.recorder.Event(pod, corev1.EventTypeWarning, "FailedScheduling", msg)
+	cond := corev1.PodCondition{Type: corev1.PodScheduled, Status: corev1.ConditionFalse,
+		Reason: corev1.PodReasonUnschedulable, Message: msg, ObservedGeneration: pod.Generation}
+	for _, c := range pod.Status.Conditions {
+		if c.Type == corev1.PodScheduled {
+			if c.Status == cond.Status && c.Reason == cond.Reason && c.Message == cond.Message &&
+				c.ObservedGeneration == cond.ObservedGeneration {
+				return nil
+			}
+			if c.Status == cond.Status {
+				cond.LastTransitionTime = c.LastTransitionTime
+			}
+		}
+	}
+	if cond.LastTransitionTime.IsZero() {
+		cond.LastTransitionTime = metav1.NewTime(s.clock.Now())
+	}
+	patch, err := json.Marshal(map[string]any{"metadata": map[string]any{"uid": pod.UID},
+		"status": map[string]any{"conditions": []corev1.PodCondition{cond}}})
+	if err != nil {
+		return err
+	}
+	_, err = s.client.CoreV1().Pods(pod.Namespace).Patch(ctx, pod.Name, types.StrategicMergePatchType, patch,
+		metav1.PatchOptions{}, "status")
+	if apierrors.IsNotFound(err) || apierrors.IsConflict(err) {
+		return nil // gone, or a new pod of that name (its own sync follows)
+	}
+	return err
 }
 
 // bindAssumed binds an assumed pod; on failure the assumption is taken back

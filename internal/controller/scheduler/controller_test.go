@@ -5,12 +5,15 @@ import (
 	"errors"
 	"fmt"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes/fake"
+	"k8s.io/client-go/tools/record"
+	testingclock "k8s.io/utils/clock/testing"
 )
 
 type fixture struct {
@@ -102,7 +105,7 @@ func TestFailedBindIsTakenBack(t *testing.T) {
 
 func TestObservedPodsReplaceAssumptions(t *testing.T) {
 	c := newPodCache()
-	c.assume("ns/p", "a")
+	c.assume("ns/p", "a", usage{pods: 1})
 	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "p", Namespace: "ns"}}
 	c.observe(pod) // still unbound in the informer: the assumption stays
 	if c.count("a") != 1 || !c.isAssumed("ns/p") {
@@ -118,9 +121,110 @@ func TestObservedPodsReplaceAssumptions(t *testing.T) {
 	if c.count("a") != 0 {
 		t.Fatal("a finished pod no longer counts")
 	}
-	c.assume("ns/q", "a")
+	c.assume("ns/q", "a", usage{pods: 1})
 	c.forget("ns/q")
 	if c.count("a") != 0 {
 		t.Fatal("a deleted pod's assumption must go")
 	}
+}
+
+// TestGatedPodWaitsForItsGates: a pod with scheduling gates is not placed
+// (no bind, no event, no condition written: it keeps the API server's
+// SchedulingGated condition); once its gates are gone the update queues it
+// and it is bound.
+func TestGatedPodWaitsForItsGates(t *testing.T) {
+	f := newFixture(t, readyNode("a", nil))
+	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "g", Namespace: "ns", UID: "uid-g"},
+		Spec: corev1.PodSpec{SchedulingGates: []corev1.PodSchedulingGate{{Name: "example.com/quota"}}}}
+	client := f.s.client.(*fake.Clientset)
+	if _, err := client.CoreV1().Pods("ns").Create(context.Background(), pod, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	client.ClearActions()
+	f.s.cache.observe(pod)
+	_ = f.inf.Core().V1().Pods().Informer().GetIndexer().Add(pod)
+	if pending(pod) {
+		t.Fatal("a gated pod must not be queued")
+	}
+	if retry := f.schedule(t, "ns/g"); retry {
+		t.Fatal("a gated pod is not a scheduling failure")
+	}
+	select {
+	case b := <-f.pending:
+		t.Fatalf("gated pod bound: %+v", b)
+	default:
+	}
+	if acts := client.Actions(); len(acts) != 0 {
+		t.Fatalf("a gated pod is left alone, got %v", acts)
+	}
+
+	ungated := pod.DeepCopy()
+	ungated.Spec.SchedulingGates = nil
+	_ = f.inf.Core().V1().Pods().Informer().GetIndexer().Update(ungated)
+	if !pending(ungated) {
+		t.Fatal("without gates the pod is pending")
+	}
+	f.schedule(t, "ns/g")
+	if b := <-f.pending; b.Target.Name != "a" || b.Name != "g" {
+		t.Fatalf("bound %+v", b)
+	}
+	f.results <- nil
+}
+
+// TestUnschedulableCondition: a pod that fits nowhere gets upstream's
+// FailedScheduling event and PodScheduled=False Unschedulable with the
+// same message; the condition is written once while nothing changes, and
+// the pods assumed on a node count with their requests.
+func TestUnschedulableCondition(t *testing.T) {
+	f := newFixture(t, readyNode("a", nil)) // 4 cpu
+	clk := testingclock.NewFakeClock(time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC))
+	f.s.clock = clk
+	recorder := record.NewFakeRecorder(10)
+	f.s.recorder = recorder
+	client := f.s.client.(*fake.Clientset)
+	mk := func(name, cpu string) string {
+		p := podRequesting(cpu, "")
+		p.Name, p.Namespace, p.UID, p.Generation = name, "ns", types.UID("uid-"+name), 1
+		if _, err := client.CoreV1().Pods("ns").Create(context.Background(), p, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		_ = f.inf.Core().V1().Pods().Informer().GetIndexer().Add(p)
+		return "ns/" + name
+	}
+	f.schedule(t, mk("big", "3"))
+	<-f.pending // assumed on a with 3 cpu, bind in flight
+	client.ClearActions()
+	if retry := f.schedule(t, mk("next", "2")); !retry {
+		t.Fatal("2 cpu must not fit beside an assumed 3 of 4")
+	}
+	const want = "0/1 nodes are available: 1 Insufficient cpu."
+	if ev := <-recorder.Events; ev != "Warning FailedScheduling "+want {
+		t.Fatalf("event %q", ev)
+	}
+	var patched int
+	for _, a := range client.Actions() {
+		if a.GetVerb() == "patch" && a.GetSubresource() == "status" {
+			patched++
+		}
+	}
+	p, err := client.CoreV1().Pods("ns").Get(context.Background(), "next", metav1.GetOptions{})
+	if err != nil || patched != 1 || len(p.Status.Conditions) != 1 {
+		t.Fatalf("patched %d, conditions %+v, %v", patched, p.Status.Conditions, err)
+	}
+	c := p.Status.Conditions[0]
+	if c.Type != corev1.PodScheduled || c.Status != corev1.ConditionFalse || c.Reason != corev1.PodReasonUnschedulable ||
+		c.Message != want || c.ObservedGeneration != 1 || !c.LastTransitionTime.Time.Equal(clk.Now()) {
+		t.Fatalf("condition %+v", c)
+	}
+	// Tried again with the condition in place: an event, no second write.
+	_ = f.inf.Core().V1().Pods().Informer().GetIndexer().Update(p)
+	client.ClearActions()
+	f.schedule(t, "ns/next")
+	<-recorder.Events
+	for _, a := range client.Actions() {
+		if a.GetVerb() == "patch" {
+			t.Fatalf("unchanged condition written again: %v", a)
+		}
+	}
+	f.results <- nil
 }

@@ -56,15 +56,34 @@ func failureMessage(total int, reasons map[string]int) string {
 	return fmt.Sprintf("0/%d nodes are available: %s.", total, strings.Join(parts, ", "))
 }
 
-// tooManyPods is upstream's NodeResourcesFit reason for a node whose
-// allocatable pods are all taken.
-const tooManyPods = "Too many pods"
+// insufficient returns upstream's NodeResourcesFit reasons (fitsRequest)
+// for placing a pod requesting req on node whose pods already take used:
+// "Too many pods" when its allocatable pod count is reached, "Insufficient
+// cpu" / "Insufficient memory" when a non-zero request exceeds what is
+// allocatable minus the requests of the pods there (a node without
+// allocatable pods, cpu or memory has none of it).
+func insufficient(node *corev1.Node, req, used usage) []string {
+	alloc := node.Status.Allocatable
+	var reasons []string
+	if used.pods+1 > int(alloc.Pods().Value()) {
+		reasons = append(reasons, "Too many pods")
+	}
+	if req.milliCPU > 0 && req.milliCPU > alloc.Cpu().MilliValue()-used.milliCPU {
+		reasons = append(reasons, "Insufficient cpu")
+	}
+	if req.memoryBytes > 0 && req.memoryBytes > alloc.Memory().Value()-used.memoryBytes {
+		reasons = append(reasons, "Insufficient memory")
+	}
+	return reasons
+}
 
 // pick returns the fitting node with the fewest pods (ties by name), or
-// the reasons every node was refused. podsOn counts a node's pods; a node
-// whose allocatable pod count is reached does not fit.
-func pick(pod *corev1.Pod, nodes []*corev1.Node, podsOn func(node string) int) (string, map[string]int) {
+// the reasons every node was refused, each counted once per node that
+// gave it (a node may give several, as upstream's NodeResourcesFit).
+// usedOn is what a node's pods take.
+func pick(pod *corev1.Pod, nodes []*corev1.Node, usedOn func(node string) usage) (string, map[string]int) {
 	sort.Slice(nodes, func(i, j int) bool { return nodes[i].Name < nodes[j].Name })
+	req := requestsOf(pod, false)
 	best, bestCount := "", 0
 	reasons := map[string]int{}
 	for _, n := range nodes {
@@ -72,13 +91,15 @@ func pick(pod *corev1.Pod, nodes []*corev1.Node, podsOn func(node string) int) (
 			reasons[r]++
 			continue
 		}
-		count := podsOn(n.Name)
-		if q, ok := n.Status.Allocatable[corev1.ResourcePods]; ok && int64(count) >= q.Value() {
-			reasons[tooManyPods]++
+		used := usedOn(n.Name)
+		if rs := insufficient(n, req, used); len(rs) > 0 {
+			for _, r := range rs {
+				reasons[r]++
+			}
 			continue
 		}
-		if best == "" || count < bestCount {
-			best, bestCount = n.Name, count
+		if best == "" || used.pods < bestCount {
+			best, bestCount = n.Name, used.pods
 		}
 	}
 	return best, reasons

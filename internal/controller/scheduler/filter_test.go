@@ -10,8 +10,10 @@ import (
 
 func readyNode(name string, labels map[string]string, taints ...corev1.Taint) *corev1.Node {
 	return &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels},
-		Spec:   corev1.NodeSpec{Taints: taints},
-		Status: corev1.NodeStatus{Conditions: []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionTrue}}}}
+		Spec: corev1.NodeSpec{Taints: taints},
+		Status: corev1.NodeStatus{Conditions: []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionTrue}},
+			Allocatable: corev1.ResourceList{corev1.ResourcePods: resource.MustParse("110"),
+				corev1.ResourceCPU: resource.MustParse("4"), corev1.ResourceMemory: resource.MustParse("16Gi")}}}
 }
 
 func TestPick(t *testing.T) {
@@ -48,7 +50,9 @@ func TestPick(t *testing.T) {
 	}
 }
 
-func counts(m map[string]int) func(string) int { return func(n string) int { return m[n] } }
+func counts(m map[string]int) func(string) usage {
+	return func(n string) usage { return usage{pods: m[n]} }
+}
 
 func TestPickRespectsAllocatablePods(t *testing.T) {
 	full, free := readyNode("full", nil), readyNode("free", nil)
@@ -61,5 +65,75 @@ func TestPickRespectsAllocatablePods(t *testing.T) {
 	got, reasons := pick(&corev1.Pod{}, []*corev1.Node{full, free}, counts(map[string]int{"full": 2, "free": 2}))
 	if msg := failureMessage(2, reasons); got != "" || msg != "0/2 nodes are available: 2 Too many pods." {
 		t.Fatalf("got %q, %q", got, msg)
+	}
+}
+
+func podRequesting(cpu, mem string) *corev1.Pod {
+	req := corev1.ResourceList{}
+	if cpu != "" {
+		req[corev1.ResourceCPU] = resource.MustParse(cpu)
+	}
+	if mem != "" {
+		req[corev1.ResourceMemory] = resource.MustParse(mem)
+	}
+	return &corev1.Pod{Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Resources: corev1.ResourceRequirements{Requests: req}}}}}
+}
+
+// TestPickResourceFit: upstream's NodeResourcesFit — a request must fit in
+// allocatable minus the requests already on the node; every shortfall of a
+// node is a reason of its own; a zero request always fits.
+func TestPickResourceFit(t *testing.T) {
+	a, b := readyNode("a", nil), readyNode("b", nil) // 4 cpu, 16Gi, 110 pods each
+	used := func(m map[string]usage) func(string) usage { return func(n string) usage { return m[n] } }
+	cases := []struct {
+		name     string
+		pod      *corev1.Pod
+		used     map[string]usage
+		wantNode string
+		wantMsg  string
+	}{
+		{"fits on the emptier node", podRequesting("1", "1Gi"), map[string]usage{"a": {2, 3000, 0}, "b": {1, 1000, 0}}, "b", ""},
+		{"only a has the cpu left", podRequesting("1500m", ""), map[string]usage{"a": {5, 2500, 0}, "b": {1, 3000, 0}}, "a", ""},
+		{"exactly the rest fits", podRequesting("1", "8Gi"), map[string]usage{"a": {1, 3000, 8 << 30}, "b": {1, 3001, 0}}, "a", ""},
+		{"insufficient cpu everywhere", podRequesting("2", ""), map[string]usage{"a": {1, 3000, 0}, "b": {1, 2500, 0}}, "",
+			"0/2 nodes are available: 2 Insufficient cpu."},
+		{"more than any node has", podRequesting("5", "32Gi"), nil, "",
+			"0/2 nodes are available: 2 Insufficient cpu, 2 Insufficient memory."},
+		{"cpu on one, memory on the other", podRequesting("1", "4Gi"), map[string]usage{"a": {1, 3500, 0}, "b": {1, 0, 14 << 30}}, "",
+			"0/2 nodes are available: 1 Insufficient cpu, 1 Insufficient memory."},
+		{"no requests fit a full node", podRequesting("", ""), map[string]usage{"a": {1, 4000, 16 << 30}}, "b", ""},
+		{"pods and cpu together", podRequesting("1", ""), map[string]usage{"a": {110, 4000, 0}, "b": {110, 0, 0}}, "",
+			"0/2 nodes are available: 1 Insufficient cpu, 2 Too many pods."},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			got, reasons := pick(tc.pod, []*corev1.Node{a, b}, used(tc.used))
+			msg := ""
+			if got == "" {
+				msg = failureMessage(2, reasons)
+			}
+			if got != tc.wantNode || msg != tc.wantMsg {
+				t.Errorf("got %q %q, want %q %q", got, msg, tc.wantNode, tc.wantMsg)
+			}
+		})
+	}
+	// A node that reports no allocatable resources holds nothing, as upstream.
+	bare := readyNode("bare", nil)
+	bare.Status.Allocatable = nil
+	if got, reasons := pick(podRequesting("100m", ""), []*corev1.Node{bare}, used(nil)); got != "" ||
+		failureMessage(1, reasons) != "0/1 nodes are available: 1 Insufficient cpu, 1 Too many pods." {
+		t.Errorf("bare node: %q %v", got, reasons)
+	}
+}
+
+// TestRequestsOf: init containers, sidecars, overhead and pod-level
+// resources count as resourcehelper.PodRequests counts them.
+func TestRequestsOf(t *testing.T) {
+	p := podRequesting("500m", "1Gi")
+	p.Spec.InitContainers = []corev1.Container{{Name: "init", Resources: corev1.ResourceRequirements{
+		Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("2")}}}}
+	p.Spec.Overhead = corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("100Mi")}
+	if u := requestsOf(p, false); u.milliCPU != 2000 || u.memoryBytes != (1<<30)+(100<<20) || u.pods != 1 {
+		t.Fatalf("requests %+v", u)
 	}
 }

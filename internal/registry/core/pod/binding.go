@@ -84,6 +84,10 @@ func bind(p *corev1.Pod, b *corev1.Binding) (runtime.Object, error) {
 		return nil, apierrors.NewConflict(corev1.Resource("pods/binding"), p.Name,
 			fmt.Errorf("pod %v is already assigned to node %q", p.Name, p.Spec.NodeName))
 	}
+	if len(p.Spec.SchedulingGates) != 0 {
+		return nil, apierrors.NewConflict(corev1.Resource("pods/binding"), p.Name,
+			fmt.Errorf("pod %v has non-empty .spec.schedulingGates", p.Name))
+	}
 	if b.UID != "" && b.UID != p.UID {
 		return nil, apierrors.NewConflict(corev1.Resource("pods/binding"), p.Name,
 			fmt.Errorf("Precondition failed: UID in precondition: %v, UID in object meta: %v", b.UID, p.UID))

@@ -32,6 +32,7 @@ func Definition() *resource.Definition {
 		PrepareForCreate: func(ctx context.Context, obj runtime.Object) {
 			p := obj.(*corev1.Pod)
 			p.Status = corev1.PodStatus{Phase: corev1.PodPending, QOSClass: qosClass(&p.Spec)}
+			applySchedulingGatedCondition(p)
 		},
 		Validate: func(ctx context.Context, obj runtime.Object) field.ErrorList {
 			return ValidatePodSpec(&obj.(*corev1.Pod).Spec, field.NewPath("spec"))
@@ -99,9 +100,51 @@ func validateUpdate(ctx context.Context, obj, old runtime.Object) field.ErrorLis
 	mutable.ActiveDeadlineSeconds = p.Spec.ActiveDeadlineSeconds
 	mutable.Tolerations = p.Spec.Tolerations
 	mutable.TerminationGracePeriodSeconds = p.Spec.TerminationGracePeriodSeconds
+	errs = append(errs, validateOnlyDeletedSchedulingGates(p.Spec.SchedulingGates, o.Spec.SchedulingGates,
+		field.NewPath("spec", "schedulingGates"))...)
+	mutable.SchedulingGates = p.Spec.SchedulingGates
 	if !apiequality.Semantic.DeepEqual(mutable, &p.Spec) {
 		errs = append(errs, field.Forbidden(field.NewPath("spec"),
 			"pod updates may not change fields other than `spec.containers[*].image`,`spec.initContainers[*].image`,`spec.activeDeadlineSeconds`,`spec.tolerations` (only additions to existing tolerations),`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously negative)"))
+	}
+	return errs
+}
+
+// SchedulingGatedMessage is the message of the PodScheduled condition of a
+// pod created with scheduling gates.
+const SchedulingGatedMessage = "Scheduling is blocked due to non-empty scheduling gates"
+
+// applySchedulingGatedCondition gives a pod created with scheduling gates
+// the condition PodScheduled=False SchedulingGated, as kube-apiserver's pod
+// strategy does (the scheduler leaves such a pod alone until its gates are
+// gone).
+func applySchedulingGatedCondition(p *corev1.Pod) {
+	if len(p.Spec.SchedulingGates) == 0 {
+		return
+	}
+	for _, c := range p.Status.Conditions {
+		if c.Type == corev1.PodScheduled {
+			return
+		}
+	}
+	p.Status.Conditions = append(p.Status.Conditions, corev1.PodCondition{Type: corev1.PodScheduled,
+		Status: corev1.ConditionFalse, Reason: corev1.PodReasonSchedulingGated, Message: SchedulingGatedMessage,
+		LastTransitionTime: metav1.Now()})
+}
+
+// validateOnlyDeletedSchedulingGates: an update may remove scheduling gates,
+// never add one (upstream's message).
+func validateOnlyDeletedSchedulingGates(gates, old []corev1.PodSchedulingGate, path *field.Path) field.ErrorList {
+	had := map[string]bool{}
+	for _, g := range old {
+		had[g.Name] = true
+	}
+	var errs field.ErrorList
+	for i, g := range gates {
+		if !had[g.Name] {
+			errs = append(errs, field.Forbidden(path.Index(i).Child("name"),
+				fmt.Sprintf("only deletion is allowed, but found new scheduling gate '%s'", g.Name)))
+		}
 	}
 	return errs
 }

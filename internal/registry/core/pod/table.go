@@ -28,6 +28,11 @@ func row(obj runtime.Object) []interface{} {
 	if p.Status.Reason != "" {
 		reason = p.Status.Reason
 	}
+	for _, c := range p.Status.Conditions {
+		if c.Type == corev1.PodScheduled && c.Reason == corev1.PodReasonSchedulingGated {
+			reason = corev1.PodReasonSchedulingGated
+		}
+	}
 	for _, cs := range p.Status.ContainerStatuses {
 		restarts += cs.RestartCount
 		switch {
