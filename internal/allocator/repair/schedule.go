@@ -15,9 +15,15 @@ import (
 // (Threshold-1) × --repair-interval (6 min by default).
 const FastInterval = 20 * time.Second
 
+// passTimeout bounds one pass.
+const passTimeout = time.Minute
+
 // RunPasses calls pass (the first pass has run already) Threshold-1 times
 // FastInterval apart (or interval apart, if shorter), then every interval,
-// until ctx ends. Failures are logged and the schedule goes on.
+// until ctx ends. Failures are logged and the schedule goes on. A pass
+// under way when ctx ends is not cancelled (it takes milliseconds; a
+// cancelled one left an etcd client warning and a failed-pass error on
+// every stop that met one): it finishes, and no pass starts after.
 func RunPasses(ctx context.Context, clk clock.Clock, interval time.Duration, pass func(context.Context) error) {
 	for i := 1; ; i++ {
 		wait := interval
@@ -29,7 +35,10 @@ func RunPasses(ctx context.Context, clk clock.Clock, interval time.Duration, pas
 			return
 		case <-clk.After(wait):
 		}
-		if err := pass(ctx); err != nil {
+		pctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), passTimeout)
+		err := pass(pctx)
+		cancel()
+		if err != nil && ctx.Err() == nil {
 			klog.ErrorS(err, "Service allocation repair pass failed")
 		}
 	}

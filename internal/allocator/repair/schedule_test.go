@@ -36,3 +36,34 @@ func TestRunPassesFastThenInterval(t *testing.T) {
 		}
 	}
 }
+
+// TestRunPassesStopDuringAPass: a pass under way when ctx ends is not
+// cancelled and finishes; RunPasses then returns without another pass.
+func TestRunPassesStopDuringAPass(t *testing.T) {
+	clk := testingclock.NewFakeClock(time.Unix(0, 0))
+	ctx, cancel := context.WithCancel(context.Background())
+	inPass, release := make(chan struct{}), make(chan struct{})
+	passErr := make(chan error, 2)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		RunPasses(ctx, clk, time.Minute, func(pctx context.Context) error {
+			close(inPass)
+			<-release
+			passErr <- pctx.Err()
+			return pctx.Err()
+		})
+	}()
+	testutil.Eventually(t, 10*time.Second, "the loop to wait on its timer", clk.HasWaiters)
+	clk.Step(FastInterval)
+	<-inPass
+	cancel()
+	close(release)
+	<-done
+	if err := <-passErr; err != nil {
+		t.Errorf("the pass under way saw its context end: %v", err)
+	}
+	if len(passErr) != 0 {
+		t.Errorf("a pass ran after the stop")
+	}
+}
