@@ -3,6 +3,7 @@ package apiserver
 import (
 	"k8s.io/apiserver/pkg/authentication/authenticator"
 	"k8s.io/apiserver/pkg/authentication/group"
+	anonymousauth "k8s.io/apiserver/pkg/authentication/request/anonymous"
 	"k8s.io/apiserver/pkg/authentication/request/bearertoken"
 	"k8s.io/apiserver/pkg/authentication/request/union"
 	x509request "k8s.io/apiserver/pkg/authentication/request/x509"
@@ -13,9 +14,11 @@ import (
 // newAuthenticator authenticates client certificates signed by clientCA
 // (CN = user, O = groups) and, when tokenFile is set, bearer tokens from
 // that CSV file (token,user,uid,"group1,group2"), as kube-apiserver's
-// --client-ca-file and --token-auth-file do. Anonymous requests are not
-// authenticated, so they get 401.
-func newAuthenticator(clientCA dynamiccertificates.CAContentProvider, tokenFile string) (authenticator.Request, error) {
+// --client-ca-file and --token-auth-file do. With anonymous (kube-apiserver's
+// --anonymous-auth, on by default) a request with no credentials is
+// system:anonymous in system:unauthenticated; bad credentials are 401
+// either way.
+func newAuthenticator(clientCA dynamiccertificates.CAContentProvider, tokenFile string, anonymous bool) (authenticator.Request, error) {
 	auths := []authenticator.Request{
 		newCachedCertAuthenticator(x509request.NewDynamic(clientCA.VerifyOptions, x509request.CommonNameUserConversion), clientCA),
 	}
@@ -26,5 +29,9 @@ func newAuthenticator(clientCA dynamiccertificates.CAContentProvider, tokenFile 
 		}
 		auths = append(auths, bearertoken.New(tokens))
 	}
-	return group.NewAuthenticatedGroupAdder(union.New(auths...)), nil
+	authn := group.NewAuthenticatedGroupAdder(union.New(auths...))
+	if anonymous {
+		authn = union.NewFailOnError(authn, anonymousauth.NewAuthenticator(nil))
+	}
+	return authn, nil
 }

@@ -10,9 +10,12 @@ import (
 
 // Groups the bootstrap authorizer knows, as in upstream's default RBAC.
 const (
-	GroupMasters       = user.SystemPrivilegedGroup // system:masters
-	GroupNodes         = user.NodesGroup            // system:nodes
-	GroupNodeProxier   = "system:node-proxier"
+	GroupMasters     = user.SystemPrivilegedGroup // system:masters
+	GroupNodes       = user.NodesGroup            // system:nodes
+	GroupNodeProxier = "system:node-proxier"
+	// UserKubeProxy is kube-proxy's user, bound to system:node-proxier
+	// by upstream's bootstrap policy.
+	UserKubeProxy      = "system:kube-proxy"
 	groupAuthenticated = user.AllAuthenticated
 	// UserCoreDNS is the cluster DNS's identity, kubeadm's CoreDNS
 	// ServiceAccount (kube-system/coredns), bound to system:coredns.
@@ -64,6 +67,11 @@ var coreDNSRules = []rule{
 // system:discovery, system:basic-user and system:public-info-viewer).
 var publicPaths = []string{"/healthz", "/livez", "/readyz", "/version", "/api", "/apis", "/openapi"}
 
+// publicInfoPaths are readable by everyone, anonymous included (upstream's
+// system:public-info-viewer, bound to system:unauthenticated too): these
+// exact paths, not the checks below them.
+var publicInfoPaths = []string{"/healthz", "/livez", "/readyz", "/version", "/version/"}
+
 // bootstrapAuthorizer is the authorizer until RBAC lands: system:masters
 // may do everything, system:nodes and system:node-proxier what upstream's
 // node and node-proxier roles allow, everyone else only discovery.
@@ -79,7 +87,7 @@ func (bootstrapAuthorizer) Authorize(ctx context.Context, a authorizer.Attribute
 		return authorizer.DecisionAllow, "", nil
 	}
 	if !a.IsResourceRequest() {
-		if has(groups, groupAuthenticated) && a.GetVerb() == "get" && publicPath(a.GetPath()) {
+		if a.GetVerb() == "get" && (has(groups, groupAuthenticated) && publicPath(a.GetPath()) || has(publicInfoPaths, a.GetPath())) {
 			return authorizer.DecisionAllow, "", nil
 		}
 		return authorizer.DecisionNoOpinion, "", nil
@@ -87,7 +95,7 @@ func (bootstrapAuthorizer) Authorize(ctx context.Context, a authorizer.Attribute
 	if has(groups, GroupNodes) && allowed(nodeRules, a) {
 		return authorizer.DecisionAllow, "", nil
 	}
-	if has(groups, GroupNodeProxier) && allowed(proxierRules, a) {
+	if (has(groups, GroupNodeProxier) || u.GetName() == UserKubeProxy) && allowed(proxierRules, a) {
 		return authorizer.DecisionAllow, "", nil
 	}
 	if u.GetName() == UserCoreDNS && allowed(coreDNSRules, a) {

@@ -17,6 +17,7 @@ func TestBootstrapAuthorizer(t *testing.T) {
 			Subresource: sub, ResourceRequest: true}
 	}
 	dns := &user.DefaultInfo{Name: UserCoreDNS, Groups: []string{"system:serviceaccounts", groupAuthenticated}}
+	anon := &user.DefaultInfo{Name: user.Anonymous, Groups: []string{user.AllUnauthenticated}}
 	cases := []struct {
 		name  string
 		attrs authorizer.Attributes
@@ -50,6 +51,13 @@ func TestBootstrapAuthorizer(t *testing.T) {
 		{"nobody cannot list services", res(u(), "list", "", "services", ""), false},
 		{"authenticated reads /version", authorizer.AttributesRecord{User: u(), Verb: "get", Path: "/version"}, true},
 		{"authenticated reads /openapi/v3/apis", authorizer.AttributesRecord{User: u(), Verb: "get", Path: "/openapi/v3/apis"}, true},
+		{"kube-proxy's user lists services", res(&user.DefaultInfo{Name: UserKubeProxy, Groups: []string{groupAuthenticated}}, "list", "", "services", ""), true},
+		{"kube-proxy's user cannot get secrets", res(&user.DefaultInfo{Name: UserKubeProxy, Groups: []string{groupAuthenticated}}, "get", "", "secrets", ""), false},
+		{"anonymous reads /healthz", authorizer.AttributesRecord{User: anon, Verb: "get", Path: "/healthz"}, true},
+		{"anonymous reads /version", authorizer.AttributesRecord{User: anon, Verb: "get", Path: "/version"}, true},
+		{"anonymous cannot read /healthz/etcd", authorizer.AttributesRecord{User: anon, Verb: "get", Path: "/healthz/etcd"}, false},
+		{"anonymous cannot discover /api", authorizer.AttributesRecord{User: anon, Verb: "get", Path: "/api"}, false},
+		{"anonymous cannot list services", res(anon, "list", "", "services", ""), false},
 		{"authenticated cannot read /metrics", authorizer.AttributesRecord{User: u(), Verb: "get", Path: "/metrics"}, false},
 	}
 	for _, c := range cases {

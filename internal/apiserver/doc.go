@@ -15,7 +15,7 @@
 // It starts no controller, node or proxy and imports none
 // (internal/boundaries_test.go): internal/plane composes those around it.
 //
-// Guarantees: the server only serves HTTPS; anonymous requests get 401; values
+// Guarantees: the server only serves HTTPS; requests with bad credentials get 401 and anonymous ones (kube-apiserver's --anonymous-auth, on by default) may read /healthz, /livez, /readyz and /version only; values
 // are stored in etcd as protobuf under /registry/...; /readyz is 200 only
 // after the system namespaces exist, the default ServiceCIDR exists
 // (IPAddress mode) and every repair loop has passed once.

@@ -31,6 +31,10 @@ type Options struct {
 	ServiceNodePortRange  string
 	RepairInterval        time.Duration
 	TokenAuthFile         string
+	// AnonymousAuth: requests without credentials are system:anonymous
+	// (kube-apiserver's default), which may read /healthz, /livez,
+	// /readyz and /version only.
+	AnonymousAuth bool
 	// DataDirMinFreeMiB: with the embedded etcd, API writes are refused
 	// while the data dir's filesystem has less free (0: never).
 	DataDirMinFreeMiB int
@@ -60,6 +64,7 @@ func NewOptions() *Options {
 		StorageSecurity: NewStorageSecurity(),
 		DataDir:         "svcplane-data",
 		SecurePort:      6443,
+		AnonymousAuth:   true,
 		// kube-apiserver's default is 0; a svcplane stopped with a
 		// `kubectl get -w` open would then take a minute.
 		ShutdownWatchTerminationGracePeriod: 2 * time.Second,
@@ -98,6 +103,7 @@ func (o *Options) AddFlags(fss *cliflag.NamedFlagSets) {
 	fs = fss.FlagSet("secure serving")
 	fs.IntVar(&o.SecurePort, "secure-port", o.SecurePort, "The port on which to serve HTTPS with authentication and authorization (0 picks a free port).")
 	fs.StringVar(&o.BindAddress, "bind-address", o.BindAddress, "The IP address on which to listen for the --secure-port port.")
+	fss.FlagSet("authentication").BoolVar(&o.AnonymousAuth, "anonymous-auth", o.AnonymousAuth, "Enables anonymous requests to the secure port of the API server. Requests that are not rejected by another authentication method are treated as anonymous requests. Anonymous requests have a username of system:anonymous, and a group name of system:unauthenticated.")
 	fss.FlagSet("authentication").StringVar(&o.TokenAuthFile, "token-auth-file", o.TokenAuthFile, "If set, the file that will be used to secure the secure port of the API server via token authentication.")
 	o.addStorageSecurityFlags(fss)
 }

@@ -232,7 +232,7 @@ func (s *Server) applyServing(o *Options, c *genericapiserver.Config) error {
 	if err := c.Authentication.ApplyClientCert(clientCA, c.SecureServing); err != nil {
 		return err
 	}
-	if c.Authentication.Authenticator, err = newAuthenticator(clientCA, o.TokenAuthFile); err != nil {
+	if c.Authentication.Authenticator, err = newAuthenticator(clientCA, o.TokenAuthFile, o.AnonymousAuth); err != nil {
 		return err
 	}
 	c.Authorization.Authorizer = bootstrapAuthorizer{}
