@@ -20,17 +20,21 @@ import (
 // `svcplane up`. The controller manager's and the local nodes' settings
 // are internal/plane's.
 type Options struct {
-	DataDir               string
-	SecurePort            int
-	BindAddress           string
-	AdvertiseAddress      string
-	EtcdServers           []string
-	EtcdPrefix            string
-	ServiceClusterIPRange string
-	ServiceIPAllocator    string
-	ServiceNodePortRange  string
-	RepairInterval        time.Duration
-	TokenAuthFile         string
+	DataDir          string
+	SecurePort       int
+	BindAddress      string
+	AdvertiseAddress string
+	EtcdServers      []string
+	EtcdPrefix       string
+	// EtcdCompactionInterval: history older than this is compacted away
+	// (kube-apiserver's compactor for an external etcd, the embedded
+	// member's own periodic compaction); 0 never compacts.
+	EtcdCompactionInterval time.Duration
+	ServiceClusterIPRange  string
+	ServiceIPAllocator     string
+	ServiceNodePortRange   string
+	RepairInterval         time.Duration
+	TokenAuthFile          string
 	// AnonymousAuth: requests without credentials are system:anonymous
 	// (kube-apiserver's default), which may read /healthz, /livez,
 	// /readyz and /version only.
@@ -70,6 +74,7 @@ func NewOptions() *Options {
 		ShutdownWatchTerminationGracePeriod: 2 * time.Second,
 		BindAddress:                         "0.0.0.0",
 		EtcdPrefix:                          "/registry",
+		EtcdCompactionInterval:              5 * time.Minute,
 		ServiceClusterIPRange:               "10.96.0.0/12",
 		ServiceIPAllocator:                  AllocatorIPAddress,
 		ServiceNodePortRange:                "30000-32767",
@@ -99,6 +104,7 @@ func (o *Options) AddFlags(fss *cliflag.NamedFlagSets) {
 	fs = fss.FlagSet("etcd")
 	fs.StringSliceVar(&o.EtcdServers, "etcd-servers", o.EtcdServers, "List of etcd servers to connect with (scheme://ip:port), comma separated. Empty runs an embedded etcd in --data-dir.")
 	fs.StringVar(&o.EtcdPrefix, "etcd-prefix", o.EtcdPrefix, "The prefix to prepend to all resource paths in etcd.")
+	fs.DurationVar(&o.EtcdCompactionInterval, "etcd-compaction-interval", o.EtcdCompactionInterval, "The interval of compaction requests. If 0, the compaction request from apiserver is disabled. (With the embedded etcd: its own periodic compaction, keeping that much history.)")
 	fs.IntVar(&o.DataDirMinFreeMiB, "data-dir-min-free-mib", o.DataDirMinFreeMiB, "With the embedded etcd: refuse API writes (503, reads go on) while the --data-dir filesystem has fewer MiB free, so etcd never meets a full disk; 0 disables.")
 	fs = fss.FlagSet("secure serving")
 	fs.IntVar(&o.SecurePort, "secure-port", o.SecurePort, "The port on which to serve HTTPS with authentication and authorization (0 picks a free port).")
