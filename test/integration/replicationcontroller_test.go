@@ -8,6 +8,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/util/retry"
 )
 
 func rcOf(name string, replicas *int32, labels map[string]string) *corev1.ReplicationController {
@@ -133,10 +134,16 @@ func TestReplicationControllerValidation(t *testing.T) {
 			}
 		})
 	}
-	// A status write with ready > replicas is refused.
-	rc := get(rcs.Create(ctx, rcOf("ok", int32p(0), map[string]string{"app": "ok"}), metav1.CreateOptions{}))(t)
-	rc.Status.ReadyReplicas = 2
-	if _, err := rcs.UpdateStatus(ctx, rc, metav1.UpdateOptions{}); !apierrors.IsInvalid(err) ||
+	// A status write with ready > replicas is refused (re-read while the
+	// controller's own status write races it).
+	get(rcs.Create(ctx, rcOf("ok", int32p(0), map[string]string{"app": "ok"}), metav1.CreateOptions{}))(t)
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		rc := get(rcs.Get(ctx, "ok", metav1.GetOptions{}))(t)
+		rc.Status.ReadyReplicas = 2
+		_, err := rcs.UpdateStatus(ctx, rc, metav1.UpdateOptions{})
+		return err
+	})
+	if !apierrors.IsInvalid(err) ||
 		!strings.Contains(err.Error(), "status.readyReplicas: Invalid value: 2: cannot be greater than status.replicas") {
 		t.Fatalf("status: %v", err)
 	}
