@@ -64,7 +64,48 @@ func TestUpstreamKubeProxy(t *testing.T) {
 }
 
 func upstreamKubeProxyMode(t *testing.T, kubeProxy, mode string) {
-	l := netlab.New(t, netlab.Options{Tag: "kp" + mode[:3]})
+	// Stock configuration but for conntrack.maxPerCore: 0 (as kind sets
+	// it): nf_conntrack_max is read-only outside the initial network
+	// namespace, and kube-proxy exits when it cannot raise it.
+	proxyInLab(t, "kp"+mode[:3], "upstream kube-proxy ("+mode+")", func(dir, proxyKubeconfig string) []string {
+		config := filepath.Join(dir, "kube-proxy.yaml")
+		noErr(t, os.WriteFile(config, []byte(`apiVersion: kubeproxy.config.k8s.io/v1alpha1
+kind: KubeProxyConfiguration
+mode: `+mode+`
+clientConnection: {kubeconfig: `+proxyKubeconfig+`}
+hostnameOverride: e2e-node
+clusterCIDR: 10.244.0.0/16
+conntrack: {maxPerCore: 0}
+`), 0o600))
+		return []string{kubeProxy, "--config", config, "--v=2"}
+	})
+}
+
+// TestSvcplaneProxyKubeadmCommandLine: svcplane proxy started as a
+// kubeadm cluster's kube-proxy DaemonSet starts kube-proxy — its command
+// line (--config=<config.conf> --hostname-override=<node>) and kubeadm's
+// config.conf unchanged but for the kubeconfig path (mode "", so
+// iptables; conntrack as kubeadm leaves it) — routes a ClusterIP and a
+// NodePort and follows an endpoint change.
+func TestSvcplaneProxyKubeadmCommandLine(t *testing.T) {
+	requireRoot(t)
+	conf, err := os.ReadFile("../../cmd/svcplane/testdata/kubeadm-kube-proxy-config.conf")
+	noErr(t, err)
+	proxyInLab(t, "kpadm", "svcplane proxy (kubeadm's command line)", func(dir, proxyKubeconfig string) []string {
+		config := filepath.Join(dir, "config.conf")
+		noErr(t, os.WriteFile(config, []byte(strings.Replace(string(conf),
+			"kubeconfig: /var/lib/kube-proxy/kubeconfig.conf", "kubeconfig: "+proxyKubeconfig, 1)), 0o600))
+		return []string{bin, "proxy", "--config=" + config, "--hostname-override=e2e-node"}
+	})
+}
+
+// proxyInLab runs `svcplane server` in a lab's node namespace with the web
+// Service and its EndpointSlice, then the proxy command returns (given
+// the data dir and a kubeconfig for kube-proxy's identity) in the same
+// namespace, and sends TCP from the client namespace through the
+// ClusterIP and the NodePort to the two backends.
+func proxyInLab(t *testing.T, tag, who string, command func(dir, proxyKubeconfig string) []string) {
+	l := netlab.New(t, netlab.Options{Tag: tag})
 	node := &netns{name: l.NS("node")}
 	dir := t.TempDir()
 	// The lab's node address 10.100.0.1 lies inside the default Service
@@ -87,19 +128,8 @@ func upstreamKubeProxyMode(t *testing.T, kubeProxy, mode string) {
 		"--user", "system:kube-proxy", "--group", "system:node-proxier", "-o", proxyKubeconfig); err != nil {
 		t.Fatalf("svcplane kubeconfig: %v\n%s", err, out)
 	}
-	// Stock configuration but for conntrack.maxPerCore: 0 (as kind sets
-	// it): nf_conntrack_max is read-only outside the initial network
-	// namespace, and kube-proxy exits when it cannot raise it.
-	config := filepath.Join(dir, "kube-proxy.yaml")
-	noErr(t, os.WriteFile(config, []byte(`apiVersion: kubeproxy.config.k8s.io/v1alpha1
-kind: KubeProxyConfiguration
-mode: `+mode+`
-clientConnection: {kubeconfig: `+proxyKubeconfig+`}
-hostnameOverride: e2e-node
-clusterCIDR: 10.244.0.0/16
-conntrack: {maxPerCore: 0}
-`), 0o600))
-	proxy := node.start(t, kubeProxy, "--config", config, "--v=2")
+	cmd := command(dir, proxyKubeconfig)
+	proxy := node.start(t, cmd[0], cmd[1:]...)
 	answers := func(addr string) map[string]int {
 		out, _ := l.Helper("client", "dial", "PROTO=tcp", "ADDR="+addr).CombinedOutput()
 		counts := map[string]int{}
@@ -114,7 +144,7 @@ conntrack: {maxPerCore: 0}
 		return func() bool {
 			select {
 			case <-proxy.done:
-				t.Fatalf("kube-proxy exited:\n%s", tail(proxy.log.String()))
+				t.Fatalf("%s exited:\n%s", who, tail(proxy.log.String()))
 			default:
 			}
 			got := answers(addr)
@@ -122,10 +152,10 @@ conntrack: {maxPerCore: 0}
 		}
 	}
 	took := waitFor(t, "ClusterIP traffic to both backends", 60*time.Second, both("10.96.0.20:80"))
-	t.Logf("%s: upstream kube-proxy routed the ClusterIP %v after it started", mode, took.Round(10*time.Millisecond))
+	t.Logf("%s routed the ClusterIP %v after it started", who, took.Round(10*time.Millisecond))
 	waitFor(t, "NodePort traffic to both backends", 20*time.Second, both("10.100.0.1:30080"))
 
-	// One endpoint leaves: kube-proxy follows the EndpointSlice.
+	// One endpoint leaves: the proxy follows the EndpointSlice.
 	if out, err := kubectl("", "patch", "endpointslice", "web-1", "--type=json",
 		"-p", `[{"op":"remove","path":"/endpoints/0"}]`); err != nil {
 		t.Fatalf("kubectl patch: %v\n%s", err, out)
@@ -134,7 +164,7 @@ conntrack: {maxPerCore: 0}
 	// Reflector errors (a refused list or watch) would show here.
 	for _, bad := range []string{"field label not supported", "is forbidden", "failed to list *v1", "Failed to watch"} {
 		if log := proxy.log.String(); strings.Contains(log, bad) {
-			t.Errorf("kube-proxy log has %q:\n%s", bad, tail(log))
+			t.Errorf("%s log has %q:\n%s", who, bad, tail(log))
 		}
 	}
 }
