@@ -110,7 +110,7 @@ func (o *Options) AddFlags(fss *cliflag.NamedFlagSets) {
 	fs = fss.FlagSet("dns")
 	fs.BoolVar(&o.DNSEnabled, "dns", o.DNSEnabled, "Run the cluster DNS in this process, behind kube-system/kube-dns (the tenth address of the service range).")
 	o.DNS.AddFlags(fs)
-	fs.Lookup("dns-bind-address").Usage = "The UDP and TCP address:port the cluster DNS listens on; empty: <advertise-address>:53."
+	fs.Lookup("dns-bind-address").Usage = "The UDP and TCP address:port the cluster DNS listens on; empty: <advertise-address>:53 (as root; else port 1053)."
 	fs.Lookup("dns-metrics-address").Usage = "Address of the DNS's /metrics, /health and /ready (CoreDNS's series); empty: <advertise-address>:9153."
 }
 

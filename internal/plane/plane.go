@@ -200,12 +200,18 @@ func (p *Plane) addLocalDNS() error {
 }
 
 // dnsConfig fills the DNS's empty addresses from the advertise address
-// and says where kube-dns points.
+// (port 53 as root, else 1053) and says where kube-dns points.
 func (p *Plane) dnsConfig() (dns.Config, dns.Registration, error) {
 	c := p.Options.DNS
 	adv := p.Server.AdvertiseAddress.String()
 	if c.BindAddress == "" {
-		c.BindAddress = net.JoinHostPort(adv, "53")
+		// Port 53 needs root; without it the DNS takes 1053 (kube-dns
+		// still answers on 53 through a proxy, which needs root too).
+		port := "53"
+		if os.Geteuid() != 0 {
+			port = "1053"
+		}
+		c.BindAddress = net.JoinHostPort(adv, port)
 	}
 	if c.MetricsAddress == "" {
 		c.MetricsAddress = net.JoinHostPort(adv, "9153")
