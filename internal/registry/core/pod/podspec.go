@@ -64,6 +64,24 @@ func defaultContainer(c *corev1.Container) {
 			c.Ports[i].Protocol = corev1.ProtocolTCP
 		}
 	}
+	for _, pr := range []*corev1.Probe{c.LivenessProbe, c.ReadinessProbe, c.StartupProbe} {
+		defaultProbe(pr)
+	}
+}
+
+// defaultProbe fills a probe's zero numbers as upstream's SetDefaults_Probe.
+func defaultProbe(pr *corev1.Probe) {
+	if pr == nil {
+		return
+	}
+	for _, f := range []struct {
+		v   *int32
+		def int32
+	}{{&pr.TimeoutSeconds, 1}, {&pr.PeriodSeconds, 10}, {&pr.SuccessThreshold, 1}, {&pr.FailureThreshold, 3}} {
+		if *f.v == 0 {
+			*f.v = f.def
+		}
+	}
 }
 
 // imageTag returns the tag of an image reference ("" when it has a digest
@@ -86,9 +104,12 @@ func ValidatePodSpec(spec *corev1.PodSpec, fld *field.Path) field.ErrorList {
 	if len(spec.Containers) == 0 {
 		errs = append(errs, field.Required(fld.Child("containers"), ""))
 	}
+	volumes, verrs := validateVolumeNames(spec.Volumes, fld.Child("volumes"))
+	errs = append(errs, verrs...)
 	names := sets.New[string]()
-	errs = append(errs, validateContainers(spec.InitContainers, names, fld.Child("initContainers"))...)
-	errs = append(errs, validateContainers(spec.Containers, names, fld.Child("containers"))...)
+	errs = append(errs, validateContainers(spec.InitContainers, names, volumes, fld.Child("initContainers"))...)
+	errs = append(errs, validateContainers(spec.Containers, names, volumes, fld.Child("containers"))...)
+	errs = append(errs, validateTolerations(spec.Tolerations, fld.Child("tolerations"))...)
 	switch spec.RestartPolicy {
 	case corev1.RestartPolicyAlways, corev1.RestartPolicyOnFailure, corev1.RestartPolicyNever:
 	case "":
@@ -117,7 +138,7 @@ func ValidatePodSpec(spec *corev1.PodSpec, fld *field.Path) field.ErrorList {
 	return errs
 }
 
-func validateContainers(cs []corev1.Container, names sets.Set[string], fld *field.Path) field.ErrorList {
+func validateContainers(cs []corev1.Container, names, volumes sets.Set[string], fld *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	for i, c := range cs {
 		p := fld.Index(i)
@@ -138,6 +159,14 @@ func validateContainers(cs []corev1.Container, names sets.Set[string], fld *fiel
 			errs = append(errs, field.Invalid(p.Child("image"), c.Image, "must not have leading or trailing whitespace"))
 		}
 		errs = append(errs, validateContainerPorts(c.Ports, p.Child("ports"))...)
+		errs = append(errs, validateVolumeMounts(c.VolumeMounts, volumes, p.Child("volumeMounts"))...)
+		errs = append(errs, validateRequestsWithinLimits(c.Resources, p.Child("resources"))...)
+		for _, pr := range []struct {
+			name  string
+			probe *corev1.Probe
+		}{{"livenessProbe", c.LivenessProbe}, {"readinessProbe", c.ReadinessProbe}, {"startupProbe", c.StartupProbe}} {
+			errs = append(errs, validateProbe(pr.probe, p.Child(pr.name))...)
+		}
 	}
 	return errs
 }

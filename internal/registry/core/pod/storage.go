@@ -35,7 +35,8 @@ func Definition() *resource.Definition {
 			applySchedulingGatedCondition(p)
 		},
 		Validate: func(ctx context.Context, obj runtime.Object) field.ErrorList {
-			return ValidatePodSpec(&obj.(*corev1.Pod).Spec, field.NewPath("spec"))
+			spec := &obj.(*corev1.Pod).Spec
+			return append(ValidatePodSpec(spec, field.NewPath("spec")), validateGatesOnCreate(spec, field.NewPath("spec"))...)
 		},
 		ValidateUpdate:      validateUpdate,
 		CheckGracefulDelete: checkGracefulDelete,
