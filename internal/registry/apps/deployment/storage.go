@@ -3,6 +3,7 @@ package deployment
 import (
 	"context"
 	"fmt"
+	apivalidation "k8s.io/apimachinery/pkg/api/validation"
 
 	appsv1 "k8s.io/api/apps/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -109,6 +110,12 @@ func validate(d *appsv1.Deployment) field.ErrorList {
 	}
 	if ru := s.Strategy.RollingUpdate; ru != nil {
 		errs = append(errs, workload.ValidateRollingUpdate(ru.MaxUnavailable, ru.MaxSurge, fld.Child("strategy", "rollingUpdate"))...)
+	}
+	if p := s.ProgressDeadlineSeconds; p != nil {
+		errs = append(errs, apivalidation.ValidateNonnegativeField(int64(*p), fld.Child("progressDeadlineSeconds"))...)
+		if *p <= s.MinReadySeconds {
+			errs = append(errs, field.Invalid(fld.Child("progressDeadlineSeconds"), *p, "must be greater than minReadySeconds"))
+		}
 	}
 	return errs
 }

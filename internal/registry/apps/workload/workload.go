@@ -42,6 +42,10 @@ func ValidateReplicasAndTemplate(replicas *int32, selector *metav1.LabelSelector
 		errs = append(errs, field.NotSupported(fld.Child("template", "spec", "restartPolicy"),
 			tmpl.Spec.RestartPolicy, []corev1.RestartPolicy{corev1.RestartPolicyAlways}))
 	}
+	// Upstream's ValidatePodTemplateSpecForReplicaSet, for Deployments too.
+	if tmpl.Spec.ActiveDeadlineSeconds != nil {
+		errs = append(errs, field.Forbidden(fld.Child("template", "spec", "activeDeadlineSeconds"), "activeDeadlineSeconds in ReplicaSet is not Supported"))
+	}
 	return errs
 }
 
