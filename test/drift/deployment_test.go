@@ -1,15 +1,11 @@
 package drift
 
 import (
-	"context"
-	"reflect"
 	"testing"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	apivalidation "k8s.io/apimachinery/pkg/api/validation"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/kubernetes/pkg/api/legacyscheme"
 	"k8s.io/kubernetes/pkg/apis/apps"
 	_ "k8s.io/kubernetes/pkg/apis/apps/install"
@@ -56,15 +52,8 @@ func TestDeploymentMatchesUpstream(t *testing.T) {
 			legacyscheme.Scheme.Default(theirs)
 			def.Default(ours)
 			internal := &apps.Deployment{}
-			if err := legacyscheme.Scheme.Convert(theirs, internal, nil); err != nil {
-				t.Fatal(err)
-			}
-			want := paths(appsvalidation.ValidateDeployment(internal, corevalidation.PodValidationOptions{}))
-			errs := apivalidation.ValidateObjectMetaAccessor(ours, true, apivalidation.NameIsDNSSubdomain, field.NewPath("metadata"))
-			got := paths(append(errs, def.Validate(context.Background(), ours)...))
-			if !reflect.DeepEqual(got, want) {
-				t.Errorf("validation:\n ours     %v\n upstream %v", got, want)
-			}
+			toInternal(t, theirs, internal)
+			sameErrors(t, def, ours, appsvalidation.ValidateDeployment(internal, corevalidation.PodValidationOptions{}))
 		})
 	}
 }

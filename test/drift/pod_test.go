@@ -1,15 +1,12 @@
 package drift
 
 import (
-	"context"
 	"reflect"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
-	apivalidation "k8s.io/apimachinery/pkg/api/validation"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/kubernetes/pkg/api/legacyscheme"
 	api "k8s.io/kubernetes/pkg/apis/core"
 	"k8s.io/kubernetes/pkg/apis/core/validation"
@@ -104,15 +101,8 @@ func TestPodMatchesUpstream(t *testing.T) {
 				}
 			}
 			internal := &api.Pod{}
-			if err := legacyscheme.Scheme.Convert(theirs, internal, nil); err != nil {
-				t.Fatal(err)
-			}
-			want := paths(validation.ValidatePodCreate(internal, validation.PodValidationOptions{}))
-			errs := apivalidation.ValidateObjectMetaAccessor(ours, true, apivalidation.NameIsDNSSubdomain, field.NewPath("metadata"))
-			got := paths(append(errs, def.Validate(context.Background(), ours)...))
-			if !reflect.DeepEqual(got, want) {
-				t.Errorf("validation:\n ours     %v\n upstream %v", got, want)
-			}
+			toInternal(t, theirs, internal)
+			sameErrors(t, def, ours, validation.ValidatePodCreate(internal, validation.PodValidationOptions{}))
 		})
 	}
 }

@@ -1,15 +1,11 @@
 package drift
 
 import (
-	"context"
 	"reflect"
-	"sort"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
-	apivalidation "k8s.io/apimachinery/pkg/api/validation"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/kubernetes/pkg/api/legacyscheme"
 	api "k8s.io/kubernetes/pkg/apis/core"
 	"k8s.io/kubernetes/pkg/apis/core/validation"
@@ -76,28 +72,8 @@ func TestReplicationControllerMatchesUpstream(t *testing.T) {
 					theirs.Spec.Replicas, ours.Labels, ours.Spec.Selector, ours.Spec.Replicas)
 			}
 			internal := &api.ReplicationController{}
-			if err := legacyscheme.Scheme.Convert(theirs, internal, nil); err != nil {
-				t.Fatal(err)
-			}
-			want := paths(validation.ValidateReplicationController(internal, validation.PodValidationOptions{}))
-			// The generic store checks the object meta before the kind's
-			// Validate (rest.BeforeCreate).
-			errs := apivalidation.ValidateObjectMetaAccessor(ours, true, apivalidation.NameIsDNSSubdomain, field.NewPath("metadata"))
-			got := paths(append(errs, def.Validate(context.Background(), ours)...))
-			if !reflect.DeepEqual(got, want) {
-				t.Errorf("validation:\n ours     %v\n upstream %v", got, want)
-			}
+			toInternal(t, theirs, internal)
+			sameErrors(t, def, ours, validation.ValidateReplicationController(internal, validation.PodValidationOptions{}))
 		})
 	}
-}
-
-// paths reduces errors to "path: type" (the detail wording of pod spec
-// checks is the pod package's business).
-func paths(errs field.ErrorList) []string {
-	out := []string{}
-	for _, e := range errs {
-		out = append(out, e.Field+": "+string(e.Type))
-	}
-	sort.Strings(out)
-	return out
 }
