@@ -153,6 +153,12 @@ func (o *Options) Validate() error {
 	if o.RepairInterval <= 0 {
 		errs = append(errs, fmt.Errorf("--repair-interval must be positive"))
 	}
+	if o.EtcdCompactionInterval < 0 {
+		errs = append(errs, fmt.Errorf("--etcd-compaction-interval %v must not be negative (0 disables compaction)", o.EtcdCompactionInterval))
+	}
+	if o.ShutdownWatchTerminationGracePeriod < 0 {
+		errs = append(errs, fmt.Errorf("--shutdown-watch-termination-grace-period, if provided, can not be a negative value"))
+	}
 	if o.TokenAuthFile != "" {
 		if _, err := os.Stat(o.TokenAuthFile); err != nil {
 			errs = append(errs, fmt.Errorf("--token-auth-file: %w", err))

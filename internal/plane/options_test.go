@@ -3,6 +3,7 @@ package plane
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/spf13/pflag"
 	cliflag "k8s.io/component-base/cli/flag"
@@ -80,6 +81,8 @@ func TestValidate(t *testing.T) {
 		"up on external etcd":  {func(o *Options) { o.up, o.EtcdServers = true, []string{"http://x:2379"} }, "embedded etcd"},
 		"proxy mode":           {func(o *Options) { o.ProxyMode = "ebpf" }, "--proxy-mode"},
 		"server option, still": {func(o *Options) { o.SecurePort = -1 }, "--secure-port"},
+		"negative compaction":  {func(o *Options) { o.EtcdCompactionInterval = -time.Second }, "--etcd-compaction-interval"},
+		"negative watch grace": {func(o *Options) { o.ShutdownWatchTerminationGracePeriod = -time.Second }, "--shutdown-watch-termination-grace-period"},
 	} {
 		o := NewServerOptions()
 		o.DataDir = t.TempDir()
