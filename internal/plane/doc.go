@@ -8,6 +8,7 @@
 //	up     = server on an embedded etcd
 //	       + --nodes local simulated nodes (internal/node/agent)
 //	       + the single local node's service proxy (internal/proxy/app)
+//	       + the cluster DNS behind kube-system/kube-dns (internal/dns)
 //
 // `svcplane node` runs the agent alone (RunNodes, NodeOptions).
 //
@@ -19,7 +20,8 @@
 // leader election, the nodes with the node credentials New mints into
 // <data-dir>/node-kubeconfig, the proxy with the admin kubeconfig. All of
 // them stop when Run's context ends. A proxy that cannot program the
-// kernel logs why and leaves the rest running. The API server package
+// kernel, or a DNS that cannot bind its port, logs why and leaves the
+// rest running. The API server package
 // imports no controller; this one is where they meet (a test in
 // internal/boundaries_test.go keeps it so).
 package plane

@@ -137,6 +137,13 @@ func (o *Options) Validate() error {
 	if o.Nodes < 0 {
 		errs = append(errs, fmt.Errorf("--nodes %d: want 0 or more", o.Nodes))
 	}
+	if o.DNSEnabled {
+		c := o.DNS
+		if c.BindAddress == "" {
+			c.BindAddress = ":53" // filled from the advertise address at start
+		}
+		errs = append(errs, c.Validate())
+	}
 	switch o.ProxyMode {
 	case ProxyNone, "nftables", "iptables", "ipvs", "userspace":
 	default:

@@ -82,6 +82,7 @@ func TestValidate(t *testing.T) {
 		"proxy mode":           {func(o *Options) { o.ProxyMode = "ebpf" }, "--proxy-mode"},
 		"server option, still": {func(o *Options) { o.SecurePort = -1 }, "--secure-port"},
 		"negative compaction":  {func(o *Options) { o.EtcdCompactionInterval = -time.Second }, "--etcd-compaction-interval"},
+		"dns ttl (up)":         {func(o *Options) { o.DNSEnabled, o.DNS.TTL = true, 1500*time.Millisecond }, "--dns-ttl"},
 		"negative watch grace": {func(o *Options) { o.ShutdownWatchTerminationGracePeriod = -time.Second }, "--shutdown-watch-termination-grace-period"},
 	} {
 		o := NewServerOptions()
