@@ -122,10 +122,11 @@ func proxyInLab(t *testing.T, tag, who string, command func(dir, proxyKubeconfig
 	if out, err := kubectl(kubeProxyNode+"---"+proxyManifest, "apply", "-f", "-"); err != nil {
 		t.Fatalf("kubectl apply: %v\n%s", err, out)
 	}
-	// kube-proxy's own identity, as a kubeadm cluster gives it.
+	// kube-proxy's standard certificate identity: user system:kube-proxy,
+	// no group (upstream binds the user to system:node-proxier).
 	proxyKubeconfig := filepath.Join(dir, "kube-proxy.kubeconfig")
 	if out, err := node.exec(context.Background(), bin, "kubeconfig", "--data-dir", dir,
-		"--user", "system:kube-proxy", "--group", "system:node-proxier", "-o", proxyKubeconfig); err != nil {
+		"--user", "system:kube-proxy", "-o", proxyKubeconfig); err != nil {
 		t.Fatalf("svcplane kubeconfig: %v\n%s", err, out)
 	}
 	cmd := command(dir, proxyKubeconfig)
