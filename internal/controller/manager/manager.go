@@ -21,6 +21,7 @@ import (
 	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
 
+	"github.com/svcplane/svcplane/internal/controller/clusterroleaggregation"
 	"github.com/svcplane/svcplane/internal/controller/deployment"
 	"github.com/svcplane/svcplane/internal/controller/endpoints"
 	"github.com/svcplane/svcplane/internal/controller/endpointslice"
@@ -94,6 +95,9 @@ func All() []Controller {
 			}
 			i := d.Informers.Core().V1()
 			go rootcacertpublisher.New(d.Client, i.Namespaces(), i.ConfigMaps(), d.Config.RootCA).Run(ctx, 1)
+		}},
+		{Name: "clusterrole-aggregation-controller", Aliases: []string{"clusterrole-aggregation"}, Start: func(ctx context.Context, d Deps) {
+			go clusterroleaggregation.New(d.Client, d.Informers.Rbac().V1().ClusterRoles()).Run(ctx, 5)
 		}},
 		{Name: "service-cidr-controller", Deprecated: []string{"service-cidr"}, Start: func(ctx context.Context, d Deps) {
 			n := d.Informers.Networking().V1()
