@@ -36,4 +36,33 @@
 // ClusterRoles, ClusterRoleBindings, NamespaceRoles and
 // NamespaceRoleBindings return fresh deep copies on every call: callers may
 // modify them.
+//
+// # Reconciliation
+//
+// Reconcile is the body of a post-start hook of the API server, named as
+// kube-apiserver's (PostStartHookName, "rbac/bootstrap-roles"), registered
+// once the server serves rbac.authorization.k8s.io/v1, beside the other
+// bootstrap hooks (internal/apiserver's addBootstrapHooks) and with their
+// loopback client:
+//
+//	s.AddPostStartHookOrDie(bootstrappolicy.PostStartHookName, func(hc genericapiserver.PostStartHookContext) error {
+//		return bootstrappolicy.Reconcile(hc, client)
+//	})
+//
+// Reconcile retries until the API answers and every object is reconciled,
+// for at most Timeout (30 s, as upstream); an error means the policy could
+// not be put in place: the hook returns it and the server must not report
+// ready (kube-apiserver exits). What a pass creates, updates or leaves
+// alone is in Reconcile's comment: it is upstream's union reconciliation
+// (k8s.io/component-helpers/auth/rbac/reconciliation), which adds what an
+// object lacks and never removes, and skips objects annotated
+// rbac.authorization.kubernetes.io/autoupdate: "false". A pass writes
+// nothing when the policy is already in place, so running it at every
+// start, on every server sharing an etcd, is cheap and safe.
+//
+// The rules of the aggregated roles (admin, edit, view) are not written
+// here: in Kubernetes the controller manager's clusterrole-aggregation
+// controller fills them from the system:aggregate-to-* roles (svcplane
+// has no such controller yet: until it has, admin, edit and view grant
+// nothing).
 package bootstrappolicy
