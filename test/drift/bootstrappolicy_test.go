@@ -14,6 +14,7 @@ import (
 
 	rbacv1 "k8s.io/api/rbac/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/util/diff"
 	genericfeatures "k8s.io/apiserver/pkg/features"
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	"k8s.io/component-base/featuregate"
@@ -181,7 +182,7 @@ func compareByName[T any](t *testing.T, kind string, got, want []T, name func(T)
 	}
 	for i := range want {
 		if !apiequality.Semantic.DeepEqual(got[i], want[i]) {
-			t.Errorf("%s %q differs from upstream's:\n got %+v\nwant %+v", kind, name(want[i]), got[i], want[i])
+			t.Errorf("%s %q differs from upstream's (-ours +upstream):\n%s", kind, name(want[i]), diff.Diff(got[i], want[i]))
 		}
 	}
 }
