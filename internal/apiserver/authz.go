@@ -1,129 +1,99 @@
 package apiserver
 
 import (
-	"context"
+	"fmt"
 	"strings"
 
 	"k8s.io/apiserver/pkg/authentication/user"
 	"k8s.io/apiserver/pkg/authorization/authorizer"
+	"k8s.io/apiserver/pkg/authorization/authorizerfactory"
+	authzunion "k8s.io/apiserver/pkg/authorization/union"
+	"k8s.io/client-go/informers"
+
+	"github.com/svcplane/svcplane/internal/auth/rbac"
 )
 
-// Groups the bootstrap authorizer knows, as in upstream's default RBAC.
+// Groups and users svcplane's credentials use, as in upstream's default
+// RBAC policy.
 const (
-	GroupMasters     = user.SystemPrivilegedGroup // system:masters
-	GroupNodes       = user.NodesGroup            // system:nodes
-	GroupNodeProxier = "system:node-proxier"
+	GroupMasters = user.SystemPrivilegedGroup // system:masters
+	GroupNodes   = user.NodesGroup            // system:nodes
 	// UserKubeProxy is kube-proxy's user, bound to system:node-proxier
 	// by upstream's bootstrap policy.
-	UserKubeProxy      = "system:kube-proxy"
-	groupAuthenticated = user.AllAuthenticated
+	UserKubeProxy = "system:kube-proxy"
 	// UserCoreDNS is the cluster DNS's identity, kubeadm's CoreDNS
 	// ServiceAccount (kube-system/coredns), bound to system:coredns.
 	UserCoreDNS = "system:serviceaccount:kube-system:coredns"
 )
 
-// rule allows verbs on resources ("resource" or "resource/subresource") of
-// one API group.
-type rule struct {
-	group     string
-	resources []string
-	verbs     []string
-}
+// Authorization modes (kube-apiserver's --authorization-mode values that
+// svcplane has).
+const (
+	ModeAlwaysAllow = "AlwaysAllow"
+	ModeAlwaysDeny  = "AlwaysDeny"
+	ModeNode        = "Node"
+	ModeRBAC        = "RBAC"
+)
 
-var readVerbs = []string{"get", "list", "watch"}
+var authorizationModes = []string{ModeAlwaysAllow, ModeAlwaysDeny, ModeNode, ModeRBAC}
 
-// nodeRules approximate upstream's system:node cluster role.
-var nodeRules = []rule{
-	{"", []string{"nodes", "pods", "services", "endpoints", "namespaces", "configmaps", "secrets",
-		"persistentvolumeclaims", "persistentvolumes", "serviceaccounts"}, readVerbs},
-	{"", []string{"nodes", "nodes/status"}, []string{"create", "update", "patch", "delete"}},
-	{"", []string{"pods"}, []string{"create", "delete"}},
-	{"", []string{"pods/status"}, []string{"update", "patch"}},
-	{"", []string{"pods/eviction"}, []string{"create"}},
-	{"", []string{"events"}, []string{"create", "update", "patch"}},
-	{"", []string{"serviceaccounts/token"}, []string{"create"}},
-	{"events.k8s.io", []string{"events"}, []string{"create", "update", "patch"}},
-	{"coordination.k8s.io", []string{"leases"}, []string{"get", "list", "watch", "create", "update", "patch", "delete"}},
-	{"discovery.k8s.io", []string{"endpointslices"}, readVerbs},
-}
-
-// proxierRules are upstream's system:node-proxier cluster role.
-var proxierRules = []rule{
-	{"", []string{"endpoints", "services"}, []string{"list", "watch"}},
-	{"", []string{"nodes"}, readVerbs},
-	{"", []string{"events"}, []string{"create", "patch", "update"}},
-	{"events.k8s.io", []string{"events"}, []string{"create", "patch", "update"}},
-	{"discovery.k8s.io", []string{"endpointslices"}, []string{"list", "watch"}},
-	{"networking.k8s.io", []string{"servicecidrs"}, []string{"list", "watch"}},
-}
-
-// coreDNSRules are kubeadm's system:coredns cluster role.
-var coreDNSRules = []rule{
-	{"", []string{"endpoints", "services", "pods", "namespaces"}, []string{"list", "watch"}},
-	{"discovery.k8s.io", []string{"endpointslices"}, []string{"list", "watch"}},
-}
-
-// publicPaths are readable by every authenticated user (upstream's
-// system:discovery, system:basic-user and system:public-info-viewer).
-var publicPaths = []string{"/healthz", "/livez", "/readyz", "/version", "/api", "/apis", "/openapi"}
-
-// publicInfoPaths are readable by everyone, anonymous included (upstream's
-// system:public-info-viewer, bound to system:unauthenticated too): these
-// exact paths, not the checks below them.
-var publicInfoPaths = []string{"/healthz", "/livez", "/readyz", "/version", "/version/"}
-
-// bootstrapAuthorizer is the authorizer until RBAC lands: system:masters
-// may do everything, system:nodes and system:node-proxier what upstream's
-// node and node-proxier roles allow, everyone else only discovery.
-type bootstrapAuthorizer struct{}
-
-func (bootstrapAuthorizer) Authorize(ctx context.Context, a authorizer.Attributes) (authorizer.Decision, string, error) {
-	u := a.GetUser()
-	if u == nil {
-		return authorizer.DecisionNoOpinion, "no user", nil
+// validateAuthorizationModes checks --authorization-mode as kube-apiserver
+// does: known modes, each once, at least one.
+func validateAuthorizationModes(modes []string) error {
+	if len(modes) == 0 {
+		return fmt.Errorf("--authorization-mode: at least one authorization mode must be passed")
 	}
-	groups := u.GetGroups()
-	if has(groups, GroupMasters) {
-		return authorizer.DecisionAllow, "", nil
-	}
-	if !a.IsResourceRequest() {
-		if a.GetVerb() == "get" && (has(groups, groupAuthenticated) && publicPath(a.GetPath()) || has(publicInfoPaths, a.GetPath())) {
-			return authorizer.DecisionAllow, "", nil
+	seen := map[string]bool{}
+	for _, m := range modes {
+		if !has(authorizationModes, m) {
+			return fmt.Errorf("--authorization-mode: authorization-mode %q is not a valid mode (svcplane has %s; Webhook and ABAC are not supported)", m, strings.Join(authorizationModes, ","))
 		}
-		return authorizer.DecisionNoOpinion, "", nil
+		if seen[m] {
+			return fmt.Errorf("--authorization-mode: %q is specified more than once", m)
+		}
+		seen[m] = true
 	}
-	if has(groups, GroupNodes) && allowed(nodeRules, a) {
-		return authorizer.DecisionAllow, "", nil
-	}
-	if (has(groups, GroupNodeProxier) || u.GetName() == UserKubeProxy) && allowed(proxierRules, a) {
-		return authorizer.DecisionAllow, "", nil
-	}
-	if u.GetName() == UserCoreDNS && allowed(coreDNSRules, a) {
-		return authorizer.DecisionAllow, "", nil
-	}
-	return authorizer.DecisionNoOpinion, "", nil
+	return nil
 }
 
-func allowed(rules []rule, a authorizer.Attributes) bool {
-	res := a.GetResource()
-	if a.GetSubresource() != "" {
-		res += "/" + a.GetSubresource()
+// authorizers is the server's authorization chain, in kube-apiserver's
+// order: system:masters may do everything, then each mode in turn (the
+// first that allows or denies decides); rules lists a user's rules for
+// SelfSubjectRulesReview from the modes that can, and rbac is the RBAC
+// authorizer when that mode is on (the RBAC API's escalation checks use it).
+type authorizers struct {
+	authorizer authorizer.Authorizer
+	rules      authorizer.RuleResolver
+	rbac       *rbac.Authorizer
+}
+
+// newAuthorizers builds the chain of modes; RBAC reads roles and bindings
+// from f's informers (the server starts them).
+func newAuthorizers(modes []string, f informers.SharedInformerFactory) (*authorizers, error) {
+	if err := validateAuthorizationModes(modes); err != nil {
+		return nil, err
 	}
-	for _, r := range rules {
-		if r.group == a.GetAPIGroup() && has(r.resources, res) && has(r.verbs, a.GetVerb()) {
-			return true
+	out := &authorizers{}
+	chain := []authorizer.Authorizer{authorizerfactory.NewPrivilegedGroups(GroupMasters)}
+	var resolvers []authorizer.RuleResolver
+	for _, m := range modes {
+		switch m {
+		case ModeAlwaysAllow:
+			a := authorizerfactory.NewAlwaysAllowAuthorizer()
+			chain, resolvers = append(chain, a), append(resolvers, a)
+		case ModeAlwaysDeny:
+			a := authorizerfactory.NewAlwaysDenyAuthorizer()
+			chain, resolvers = append(chain, a), append(resolvers, a)
+		case ModeNode:
+			chain, resolvers = append(chain, nodeAuthorizer{}), append(resolvers, nodeAuthorizer{})
+		case ModeRBAC:
+			v1 := f.Rbac().V1()
+			out.rbac = rbac.New(rbac.FromListers(v1.Roles().Lister(), v1.ClusterRoles().Lister(), v1.RoleBindings().Lister(), v1.ClusterRoleBindings().Lister()))
+			chain, resolvers = append(chain, out.rbac), append(resolvers, out.rbac)
 		}
 	}
-	return false
-}
-
-func publicPath(p string) bool {
-	for _, pp := range publicPaths {
-		if p == pp || strings.HasPrefix(p, pp+"/") {
-			return true
-		}
-	}
-	return false
+	out.authorizer, out.rules = authzunion.New(chain...), authzunion.NewRuleResolvers(resolvers...)
+	return out, nil
 }
 
 func has(list []string, s string) bool {
@@ -133,4 +103,17 @@ func has(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// escalation is the RBAC API's escalation check: the chain decides
+// "escalate" and "bind", and the user's RBAC rules (read from f's
+// informers, whether or not RBAC authorizes requests) must cover what is
+// granted, as kube-apiserver's RBAC storage always checks.
+func (a *authorizers) escalation(f informers.SharedInformerFactory) *rbac.Escalation {
+	r := a.rbac
+	if r == nil {
+		v1 := f.Rbac().V1()
+		r = rbac.New(rbac.FromListers(v1.Roles().Lister(), v1.ClusterRoles().Lister(), v1.RoleBindings().Lister(), v1.ClusterRoleBindings().Lister()))
+	}
+	return &rbac.Escalation{Authorizer: a.authorizer, Resolver: r.Resolver}
 }

@@ -2,68 +2,128 @@ package apiserver
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"k8s.io/apiserver/pkg/authentication/user"
 	"k8s.io/apiserver/pkg/authorization/authorizer"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes/fake"
+
+	"github.com/svcplane/svcplane/internal/auth/bootstrappolicy"
 )
 
-func TestBootstrapAuthorizer(t *testing.T) {
-	u := func(groups ...string) user.Info {
-		return &user.DefaultInfo{Name: "u", Groups: append(groups, groupAuthenticated)}
+// bootstrapChain is the default chain (Node,RBAC) over informer stores
+// holding upstream's bootstrap policy, as a fresh server has it.
+func bootstrapChain(t *testing.T) *authorizers {
+	t.Helper()
+	f := informers.NewSharedInformerFactory(fake.NewClientset(), 0)
+	a, err := newAuthorizers(NewOptions().AuthorizationModes, f)
+	if err != nil {
+		t.Fatal(err)
 	}
-	res := func(who user.Info, verb, group, resource, sub string) authorizer.Attributes {
+	v1 := f.Rbac().V1()
+	for _, r := range bootstrappolicy.ClusterRoles() {
+		_ = v1.ClusterRoles().Informer().GetStore().Add(&r)
+	}
+	for _, b := range bootstrappolicy.ClusterRoleBindings() {
+		_ = v1.ClusterRoleBindings().Informer().GetStore().Add(&b)
+	}
+	for _, roles := range bootstrappolicy.NamespaceRoles() {
+		for _, r := range roles {
+			_ = v1.Roles().Informer().GetStore().Add(&r)
+		}
+	}
+	for _, bindings := range bootstrappolicy.NamespaceRoleBindings() {
+		for _, b := range bindings {
+			_ = v1.RoleBindings().Informer().GetStore().Add(&b)
+		}
+	}
+	return a
+}
+
+func TestAuthorizationChain(t *testing.T) {
+	a := bootstrapChain(t)
+	u := func(name string, groups ...string) user.Info {
+		return &user.DefaultInfo{Name: name, Groups: append(groups, user.AllAuthenticated)}
+	}
+	res := func(who user.Info, verb, group, resource, sub string) authorizer.AttributesRecord {
 		return authorizer.AttributesRecord{User: who, Verb: verb, APIGroup: group, Resource: resource,
-			Subresource: sub, ResourceRequest: true}
+			Subresource: sub, ResourceRequest: true, Namespace: "default"}
 	}
-	dns := &user.DefaultInfo{Name: UserCoreDNS, Groups: []string{"system:serviceaccounts", groupAuthenticated}}
+	path := func(who user.Info, p string) authorizer.AttributesRecord {
+		return authorizer.AttributesRecord{User: who, Verb: "get", Path: p}
+	}
+	node := u("system:node:n1", GroupNodes)
+	proxy := u(UserKubeProxy)
 	anon := &user.DefaultInfo{Name: user.Anonymous, Groups: []string{user.AllUnauthenticated}}
+	nobody := u("nobody")
 	cases := []struct {
 		name  string
-		attrs authorizer.Attributes
+		attrs authorizer.AttributesRecord
 		allow bool
 	}{
-		{"masters delete anything", res(u(GroupMasters), "delete", "apps", "deployments", ""), true},
-		{"proxier lists services", res(u(GroupNodeProxier), "list", "", "services", ""), true},
-		{"proxier watches endpointslices", res(u(GroupNodeProxier), "watch", "discovery.k8s.io", "endpointslices", ""), true},
-		{"proxier cannot create configmaps", res(u(GroupNodeProxier), "create", "", "configmaps", ""), false},
-		{"proxier cannot get secrets", res(u(GroupNodeProxier), "get", "", "secrets", ""), false},
-		{"node updates pod status", res(u(GroupNodes), "patch", "", "pods", "status"), true},
-		{"node renews leases", res(u(GroupNodes), "update", "coordination.k8s.io", "leases", ""), true},
-		// Everything the node agent does (internal/node/agent).
-		{"node creates nodes", res(u(GroupNodes), "create", "", "nodes", ""), true},
-		{"node updates nodes", res(u(GroupNodes), "update", "", "nodes", ""), true},
-		{"node updates node status", res(u(GroupNodes), "update", "", "nodes", "status"), true},
-		{"node watches nodes", res(u(GroupNodes), "watch", "", "nodes", ""), true},
-		{"node creates leases", res(u(GroupNodes), "create", "coordination.k8s.io", "leases", ""), true},
-		{"node gets leases", res(u(GroupNodes), "get", "coordination.k8s.io", "leases", ""), true},
-		{"node lists pods", res(u(GroupNodes), "list", "", "pods", ""), true},
-		{"node watches pods", res(u(GroupNodes), "watch", "", "pods", ""), true},
-		{"node updates pod status", res(u(GroupNodes), "update", "", "pods", "status"), true},
-		{"node deletes pods", res(u(GroupNodes), "delete", "", "pods", ""), true},
-		{"node creates events", res(u(GroupNodes), "create", "", "events", ""), true},
-		{"node cannot update pods", res(u(GroupNodes), "update", "", "pods", ""), false},
-		{"node cannot delete services", res(u(GroupNodes), "delete", "", "services", ""), false},
-		{"coredns watches endpointslices", res(dns, "watch", "discovery.k8s.io", "endpointslices", ""), true},
-		{"coredns lists services", res(dns, "list", "", "services", ""), true},
-		{"coredns cannot get secrets", res(dns, "get", "", "secrets", ""), false},
-		{"coredns cannot update services", res(dns, "update", "", "services", ""), false},
-		{"nobody cannot list services", res(u(), "list", "", "services", ""), false},
-		{"authenticated reads /version", authorizer.AttributesRecord{User: u(), Verb: "get", Path: "/version"}, true},
-		{"authenticated reads /openapi/v3/apis", authorizer.AttributesRecord{User: u(), Verb: "get", Path: "/openapi/v3/apis"}, true},
-		{"kube-proxy's user lists services", res(&user.DefaultInfo{Name: UserKubeProxy, Groups: []string{groupAuthenticated}}, "list", "", "services", ""), true},
-		{"kube-proxy's user cannot get secrets", res(&user.DefaultInfo{Name: UserKubeProxy, Groups: []string{groupAuthenticated}}, "get", "", "secrets", ""), false},
-		{"anonymous reads /healthz", authorizer.AttributesRecord{User: anon, Verb: "get", Path: "/healthz"}, true},
-		{"anonymous reads /version", authorizer.AttributesRecord{User: anon, Verb: "get", Path: "/version"}, true},
-		{"anonymous cannot read /healthz/etcd", authorizer.AttributesRecord{User: anon, Verb: "get", Path: "/healthz/etcd"}, false},
-		{"anonymous cannot discover /api", authorizer.AttributesRecord{User: anon, Verb: "get", Path: "/api"}, false},
+		{"masters delete anything", res(u("admin", GroupMasters), "delete", "apps", "deployments", ""), true},
+		{"kube-proxy lists services", res(proxy, "list", "", "services", ""), true},
+		{"kube-proxy watches endpointslices", res(proxy, "watch", "discovery.k8s.io", "endpointslices", ""), true},
+		{"kube-proxy cannot create configmaps", res(proxy, "create", "", "configmaps", ""), false},
+		{"kube-proxy cannot get secrets", res(proxy, "get", "", "secrets", ""), false},
+		{"node updates pod status", res(node, "patch", "", "pods", "status"), true},
+		{"node creates nodes", res(node, "create", "", "nodes", ""), true},
+		{"node updates node status", res(node, "update", "", "nodes", "status"), true},
+		{"node creates events", res(node, "create", "", "events", ""), true},
+		{"node cannot update pods", res(node, "update", "", "pods", ""), false},
+		{"node cannot delete services", res(node, "delete", "", "services", ""), false},
+		{"a system:nodes member not named system:node:* is no node", res(u("x", GroupNodes), "patch", "", "pods", "status"), false},
+		{"nobody cannot list services", res(nobody, "list", "", "services", ""), false},
+		{"authenticated reads /version", path(nobody, "/version"), true},
+		{"authenticated discovers /apis", path(nobody, "/apis/apps/v1"), true},
+		{"authenticated reads /openapi/v3", path(nobody, "/openapi/v3/apis"), true},
+		{"authenticated cannot read /metrics", path(nobody, "/metrics"), false},
+		{"authenticated may ask selfsubjectaccessreviews", authorizer.AttributesRecord{User: nobody, Verb: "create", APIGroup: "authorization.k8s.io", Resource: "selfsubjectaccessreviews", ResourceRequest: true}, true},
+		{"authenticated may ask selfsubjectreviews", authorizer.AttributesRecord{User: nobody, Verb: "create", APIGroup: "authentication.k8s.io", Resource: "selfsubjectreviews", ResourceRequest: true}, true},
+		{"anonymous reads /healthz", path(anon, "/healthz"), true},
+		{"anonymous reads /version", path(anon, "/version"), true},
+		{"anonymous cannot read /healthz/etcd", path(anon, "/healthz/etcd"), false},
+		{"anonymous cannot discover /api", path(anon, "/api"), false},
 		{"anonymous cannot list services", res(anon, "list", "", "services", ""), false},
-		{"authenticated cannot read /metrics", authorizer.AttributesRecord{User: u(), Verb: "get", Path: "/metrics"}, false},
+		{"the scheduler binds pods", res(u("system:kube-scheduler"), "create", "", "pods", "binding"), true},
+		{"the controller manager's user renews its lease", authorizer.AttributesRecord{User: u("system:kube-controller-manager"), Verb: "update",
+			APIGroup: "coordination.k8s.io", Resource: "leases", Namespace: "kube-system", Name: "kube-controller-manager", ResourceRequest: true}, true},
+		{"the controller manager's user cannot take a lease elsewhere", authorizer.AttributesRecord{User: u("system:kube-controller-manager"), Verb: "update",
+			APIGroup: "coordination.k8s.io", Resource: "leases", Namespace: "default", Name: "other", ResourceRequest: true}, false},
 	}
 	for _, c := range cases {
-		d, _, _ := bootstrapAuthorizer{}.Authorize(context.Background(), c.attrs)
+		d, _, _ := a.authorizer.Authorize(context.Background(), c.attrs)
 		if (d == authorizer.DecisionAllow) != c.allow {
 			t.Errorf("%s: decision %v, want allow=%v", c.name, d, c.allow)
+		}
+	}
+	// Rules lists: RBAC's for a user, and the Node mode's refusal for a node.
+	rules, nonRes, incomplete, err := a.rules.RulesFor(context.Background(), nobody, "default")
+	if err != nil || incomplete || len(rules) == 0 || len(nonRes) == 0 {
+		t.Errorf("rules of an authenticated user: %d, %d, %v, %v", len(rules), len(nonRes), incomplete, err)
+	}
+	if _, _, incomplete, err := a.rules.RulesFor(context.Background(), node, "default"); !incomplete || err == nil {
+		t.Errorf("rules of a node: incomplete %v, err %v", incomplete, err)
+	}
+}
+
+func TestAuthorizationModes(t *testing.T) {
+	for _, tc := range []struct {
+		modes []string
+		err   string
+	}{
+		{[]string{"Node", "RBAC"}, ""},
+		{[]string{"AlwaysAllow"}, ""},
+		{[]string{"RBAC", "AlwaysDeny"}, ""},
+		{nil, "at least one authorization mode must be passed"},
+		{[]string{"Webhook"}, `authorization-mode "Webhook" is not a valid mode`},
+		{[]string{"RBAC", "RBAC"}, `"RBAC" is specified more than once`},
+	} {
+		err := validateAuthorizationModes(tc.modes)
+		if tc.err == "" && err != nil || tc.err != "" && (err == nil || !strings.Contains(err.Error(), tc.err)) {
+			t.Errorf("%v: %v, want %q", tc.modes, err, tc.err)
 		}
 	}
 }

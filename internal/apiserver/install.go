@@ -2,14 +2,17 @@ package apiserver
 
 import (
 	"fmt"
+	"sort"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
 	"k8s.io/apiserver/pkg/registry/generic"
 	"k8s.io/apiserver/pkg/registry/rest"
 	genericapiserver "k8s.io/apiserver/pkg/server"
 
+	"github.com/svcplane/svcplane/internal/auth/rbac"
 	"github.com/svcplane/svcplane/internal/registry/apps/deployment"
 	"github.com/svcplane/svcplane/internal/registry/apps/replicaset"
 	"github.com/svcplane/svcplane/internal/registry/core/namespace"
@@ -24,11 +27,13 @@ import (
 // byResource is filled with each resource's storages, keyed by the group
 // resource ("services", "ipaddresses.networking.k8s.io"), for the wiring
 // between resources (services → IPAddress objects).
-func apiGroups(defs []*resource.Definition, scheme *runtime.Scheme, codecs serializer.CodecFactory, optsGetter generic.RESTOptionsGetter, byResource map[string]map[string]rest.Storage) (*genericapiserver.APIGroupInfo, []*genericapiserver.APIGroupInfo, error) {
+//
+// esc guards the RBAC resources' writes; extra are storages that no
+// definition describes (the create-only reviews), by group version.
+func apiGroups(defs []*resource.Definition, scheme *runtime.Scheme, codecs serializer.CodecFactory, optsGetter generic.RESTOptionsGetter, byResource map[string]map[string]rest.Storage, esc *rbac.Escalation, extra map[schema.GroupVersion]map[string]rest.Storage) (*genericapiserver.APIGroupInfo, []*genericapiserver.APIGroupInfo, error) {
 	infos := map[string]*genericapiserver.APIGroupInfo{}
 	var order []string
-	for _, def := range defs {
-		gv := def.GroupVersion
+	versionMap := func(gv schema.GroupVersion) map[string]rest.Storage {
 		info, ok := infos[gv.Group]
 		if !ok {
 			i := genericapiserver.NewDefaultAPIGroupInfo(gv.Group, scheme, metav1.ParameterCodec, codecs)
@@ -39,15 +44,30 @@ func apiGroups(defs []*resource.Definition, scheme *runtime.Scheme, codecs seria
 		if info.VersionedResourcesStorageMap[gv.Version] == nil {
 			info.VersionedResourcesStorageMap[gv.Version] = map[string]rest.Storage{}
 		}
-		storages, err := storageFor(def, scheme, optsGetter)
+		return info.VersionedResourcesStorageMap[gv.Version]
+	}
+	for _, def := range defs {
+		storages, err := storageFor(def, scheme, optsGetter, esc)
 		if err != nil {
 			return nil, nil, err
 		}
+		m := versionMap(def.GroupVersion)
 		for path, s := range storages {
-			info.VersionedResourcesStorageMap[gv.Version][path] = s
+			m[path] = s
 		}
 		if byResource != nil {
 			byResource[def.GroupResource().String()] = storages
+		}
+	}
+	gvs := make([]schema.GroupVersion, 0, len(extra))
+	for gv := range extra {
+		gvs = append(gvs, gv)
+	}
+	sort.Slice(gvs, func(i, j int) bool { return gvs[i].String() < gvs[j].String() })
+	for _, gv := range gvs {
+		m := versionMap(gv)
+		for path, s := range extra[gv] {
+			m[path] = s
 		}
 	}
 	core, ok := infos[""]
@@ -65,7 +85,8 @@ func apiGroups(defs []*resource.Definition, scheme *runtime.Scheme, codecs seria
 
 // storageFor returns the REST storage of a resource and its subresources,
 // keyed by path ("pods", "pods/status", …).
-func storageFor(def *resource.Definition, scheme *runtime.Scheme, optsGetter generic.RESTOptionsGetter) (map[string]rest.Storage, error) {
+// The RBAC resources' writes go through esc's escalation check.
+func storageFor(def *resource.Definition, scheme *runtime.Scheme, optsGetter generic.RESTOptionsGetter, esc *rbac.Escalation) (map[string]rest.Storage, error) {
 	main, err := resource.NewStore(def, scheme, optsGetter)
 	if err != nil {
 		return nil, err
@@ -84,6 +105,11 @@ func storageFor(def *resource.Definition, scheme *runtime.Scheme, optsGetter gen
 		out["replicationcontrollers/scale"] = resource.NewScaleREST(main, replicationcontroller.Scale)
 	case "replicasets.apps":
 		out["replicasets/scale"] = resource.NewScaleREST(main, replicaset.Scale)
+	case "roles.rbac.authorization.k8s.io", "clusterroles.rbac.authorization.k8s.io",
+		"rolebindings.rbac.authorization.k8s.io", "clusterrolebindings.rbac.authorization.k8s.io":
+		if esc != nil {
+			out[def.Resource] = &escalationGuarded{REST: main, esc: esc}
+		}
 	}
 	// After the per-resource wrappers: /status copies the main store with
 	// the hooks they set (a status write to a Terminating namespace must

@@ -7,6 +7,7 @@ import (
 	"net/netip"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	cliflag "k8s.io/component-base/cli/flag"
@@ -39,6 +40,9 @@ type Options struct {
 	// (kube-apiserver's default), which may read /healthz, /livez,
 	// /readyz and /version only.
 	AnonymousAuth bool
+	// AuthorizationModes (kube-apiserver's --authorization-mode): the
+	// authorizers after system:masters, in order.
+	AuthorizationModes []string
 	// DataDirMinFreeMiB: with the embedded etcd, API writes are refused
 	// while the data dir's filesystem has less free (0: never).
 	DataDirMinFreeMiB int
@@ -69,6 +73,8 @@ func NewOptions() *Options {
 		DataDir:         "svcplane-data",
 		SecurePort:      6443,
 		AnonymousAuth:   true,
+		// kubeadm's (kube-apiserver's own default is AlwaysAllow).
+		AuthorizationModes: []string{ModeNode, ModeRBAC},
 		// kube-apiserver's default is 0; a svcplane stopped with a
 		// `kubectl get -w` open would then take a minute.
 		ShutdownWatchTerminationGracePeriod: 2 * time.Second,
@@ -111,6 +117,7 @@ func (o *Options) AddFlags(fss *cliflag.NamedFlagSets) {
 	fs.StringVar(&o.BindAddress, "bind-address", o.BindAddress, "The IP address on which to listen for the --secure-port port.")
 	fss.FlagSet("authentication").BoolVar(&o.AnonymousAuth, "anonymous-auth", o.AnonymousAuth, "Enables anonymous requests to the secure port of the API server. Requests that are not rejected by another authentication method are treated as anonymous requests. Anonymous requests have a username of system:anonymous, and a group name of system:unauthenticated.")
 	fss.FlagSet("authentication").StringVar(&o.TokenAuthFile, "token-auth-file", o.TokenAuthFile, "If set, the file that will be used to secure the secure port of the API server via token authentication.")
+	fss.FlagSet("authorization").StringSliceVar(&o.AuthorizationModes, "authorization-mode", o.AuthorizationModes, "Ordered list of plug-ins to do authorization on secure port. Elements of this list may be: "+strings.Join(authorizationModes, ", ")+". (svcplane's default is kubeadm's Node,RBAC; members of system:masters are always allowed.)")
 	o.addStorageSecurityFlags(fss)
 }
 
@@ -163,6 +170,9 @@ func (o *Options) Validate() error {
 		if _, err := os.Stat(o.TokenAuthFile); err != nil {
 			errs = append(errs, fmt.Errorf("--token-auth-file: %w", err))
 		}
+	}
+	if err := validateAuthorizationModes(o.AuthorizationModes); err != nil {
+		errs = append(errs, err)
 	}
 	if o.DataDir == "" {
 		errs = append(errs, fmt.Errorf("--data-dir must not be empty"))

@@ -31,6 +31,7 @@ import (
 	"k8s.io/utils/clock"
 
 	"github.com/svcplane/svcplane/internal/apiserver/openapi"
+	"github.com/svcplane/svcplane/internal/auth/bootstrappolicy"
 	"github.com/svcplane/svcplane/internal/datadir"
 	"github.com/svcplane/svcplane/internal/diskguard"
 	"github.com/svcplane/svcplane/internal/etcd"
@@ -141,6 +142,11 @@ func (s *Server) build(o *Options, endpoints []string) error {
 		return err
 	}
 	config.SharedInformerFactory = informers.NewSharedInformerFactory(client, 10*time.Minute)
+	authz, err := newAuthorizers(o.AuthorizationModes, config.SharedInformerFactory)
+	if err != nil {
+		return err
+	}
+	config.Authorization.Authorizer, config.RuleResolver = authz.authorizer, authz.rules
 	if config.AdmissionControl, err = newAdmission(client, config.SharedInformerFactory); err != nil {
 		return err
 	}
@@ -149,7 +155,8 @@ func (s *Server) build(o *Options, endpoints []string) error {
 		return err
 	}
 	byResource := map[string]map[string]rest.Storage{}
-	core, named, err := apiGroups(defs, scheme, codecs, config.RESTOptionsGetter, byResource)
+	extra := reviewStorages(authz, config.Authentication.Authenticator, config.Authentication.APIAudiences)
+	core, named, err := apiGroups(defs, scheme, codecs, config.RESTOptionsGetter, byResource, authz.escalation(config.SharedInformerFactory), extra)
 	if err != nil {
 		return err
 	}
@@ -172,6 +179,9 @@ func (s *Server) build(o *Options, endpoints []string) error {
 		})
 	}
 	addBootstrapHooks(generic, client, o, loops)
+	generic.AddPostStartHookOrDie(bootstrappolicy.PostStartHookName, func(hc genericapiserver.PostStartHookContext) error {
+		return bootstrappolicy.Reconcile(hc, client)
+	})
 	_, port, err := config.SecureServing.HostPort()
 	if err != nil {
 		return err
@@ -235,7 +245,6 @@ func (s *Server) applyServing(o *Options, c *genericapiserver.Config) error {
 	if c.Authentication.Authenticator, err = newAuthenticator(clientCA, o.TokenAuthFile, o.AnonymousAuth); err != nil {
 		return err
 	}
-	c.Authorization.Authorizer = bootstrapAuthorizer{}
 	_, port, err := c.SecureServing.HostPort()
 	if err != nil {
 		return err

@@ -75,6 +75,9 @@ func (e *Escalation) Check(ctx context.Context, obj, old runtime.Object) error {
 }
 
 func (e *Escalation) checkBinding(ctx context.Context, resource, name string, ref rbacv1.RoleRef, namespace string) error {
+	if ref.Kind != "Role" && ref.Kind != "ClusterRole" {
+		return nil // binds nothing; validation refuses the kind
+	}
 	if e.bindingAuthorized(ctx, ref, namespace) {
 		return nil
 	}
