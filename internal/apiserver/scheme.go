@@ -12,6 +12,7 @@ import (
 	discoveryv1 "k8s.io/api/discovery/v1"
 	eventsv1 "k8s.io/api/events/v1"
 	networkingv1 "k8s.io/api/networking/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -33,6 +34,7 @@ var servedGroups = []struct {
 	{coordinationv1.SchemeGroupVersion, coordinationv1.AddToScheme},
 	{networkingv1.SchemeGroupVersion, networkingv1.AddToScheme},
 	{eventsv1.SchemeGroupVersion, eventsv1.AddToScheme},
+	{rbacv1.SchemeGroupVersion, rbacv1.AddToScheme},
 	{authenticationv1.SchemeGroupVersion, authenticationv1.AddToScheme},
 	{authorizationv1.SchemeGroupVersion, authorizationv1.AddToScheme},
 }
@@ -114,6 +116,8 @@ func pkgPathOf(gv schema.GroupVersion) string {
 		return reflect.TypeOf(networkingv1.IPAddress{}).PkgPath()
 	case eventsv1.SchemeGroupVersion:
 		return reflect.TypeOf(eventsv1.Event{}).PkgPath()
+	case rbacv1.SchemeGroupVersion:
+		return reflect.TypeOf(rbacv1.Role{}).PkgPath()
 	}
 	return ""
 }

@@ -22,6 +22,10 @@ import (
 	eventsevent "github.com/svcplane/svcplane/internal/registry/events/event"
 	"github.com/svcplane/svcplane/internal/registry/networking/ipaddress"
 	"github.com/svcplane/svcplane/internal/registry/networking/servicecidr"
+	"github.com/svcplane/svcplane/internal/registry/rbac/clusterrole"
+	"github.com/svcplane/svcplane/internal/registry/rbac/clusterrolebinding"
+	"github.com/svcplane/svcplane/internal/registry/rbac/role"
+	"github.com/svcplane/svcplane/internal/registry/rbac/rolebinding"
 	"github.com/svcplane/svcplane/internal/registry/resource"
 )
 
@@ -36,5 +40,6 @@ func Definitions() []*resource.Definition {
 		lease.Definition(),
 		ipaddress.Definition(), servicecidr.Definition(),
 		eventsevent.Definition(),
+		clusterrole.Definition(), clusterrolebinding.Definition(), role.Definition(), rolebinding.Definition(),
 	}
 }

@@ -14,6 +14,7 @@ import (
 	_ "k8s.io/kubernetes/pkg/apis/discovery/install"
 	_ "k8s.io/kubernetes/pkg/apis/events/install"
 	_ "k8s.io/kubernetes/pkg/apis/networking/install"
+	_ "k8s.io/kubernetes/pkg/apis/rbac/install"
 
 	"github.com/svcplane/svcplane/internal/registry"
 	"github.com/svcplane/svcplane/internal/registry/resource"
