@@ -24,9 +24,11 @@ func newDNSCommand() *cobra.Command {
 as the Kubernetes DNS-Based Service Discovery specification (schema 1.1.0)
 says, and forward other names to the host's resolvers. Health, readiness
 and Prometheus metrics are CoreDNS's (ports 8080, 8181 and 9153; series
-coredns_*). Its identity is kubeadm's CoreDNS ServiceAccount:
+coredns_*). Its identity is kubeadm's CoreDNS ServiceAccount, which the
+ClusterRole system:coredns allows to list and watch what the records need:
   svcplane kubeconfig --user ` + apiserver.UserCoreDNS + ` -o dns.kubeconfig
-` + "`svcplane up`" + ` runs it in-process and points kube-system/kube-dns at it.`,
+` + "`svcplane up`" + ` runs it in-process, applies that ServiceAccount, ClusterRole
+and ClusterRoleBinding as kubeadm does, and points kube-system/kube-dns at it.`,
 		Example: `  svcplane dns --kubeconfig dns.kubeconfig --dns-bind-address 127.0.0.1:1053 --dns-forward none
   dig @127.0.0.1 -p 1053 kubernetes.default.svc.cluster.local`,
 		Args: cobra.NoArgs,

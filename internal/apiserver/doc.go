@@ -5,8 +5,11 @@
 // second time under the internal version so that the generic machinery treats
 // them as their own hub), the etcd storage factory with kube-apiserver's key
 // layout, authentication (client certificates, a static token file and the
-// loopback token), the bootstrap authorizer, OpenAPI wiring, the list of
-// served resources, the Service IP and port allocators, and the loops
+// loopback token), the authorization chain (system:masters, then
+// --authorization-mode: Node, RBAC over informers, AlwaysAllow/Deny), the
+// RBAC API's escalation guard, the review resources, upstream's RBAC
+// bootstrap policy (the rbac/bootstrap-roles hook), OpenAPI wiring, the
+// list of served resources, the Service IP and port allocators, and the loops
 // kube-apiserver runs itself as post-start hooks: the system namespaces, the
 // default ServiceCIDR, the allocation repair loops and the `kubernetes`
 // Service with its endpoints. Per-resource behaviour lives in
@@ -18,7 +21,8 @@
 // Guarantees: the server only serves HTTPS; requests with bad credentials get 401 and anonymous ones (kube-apiserver's --anonymous-auth, on by default) may read /healthz, /livez, /readyz and /version only; values
 // are stored in etcd as protobuf under /registry/...; /readyz is 200 only
 // after the system namespaces exist, the default ServiceCIDR exists
-// (IPAddress mode) and every repair loop has passed once.
+// (IPAddress mode), the RBAC bootstrap policy is in place and every repair
+// loop has passed once.
 //
 // New does I/O: it validates the options, takes the data directory's lock,
 // starts the embedded etcd member (without --etcd-servers), loads or creates

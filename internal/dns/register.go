@@ -7,10 +7,12 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
 	discoveryv1ac "k8s.io/client-go/applyconfigurations/discovery/v1"
+	rbacv1ac "k8s.io/client-go/applyconfigurations/rbac/v1"
 	"k8s.io/client-go/kubernetes"
 )
 
@@ -43,7 +45,10 @@ func TenthAddress(prefix netip.Prefix) (netip.Addr, error) {
 	return a, nil
 }
 
-// Register applies, as kubeadm's DNS add-on has them, the kube-dns Service
+// Register applies, as kubeadm's DNS add-on has them, the DNS's identity
+// (ServiceAccount kube-system/coredns, bound to ClusterRole
+// system:coredns: list and watch Services, Endpoints, EndpointSlices,
+// pods and namespaces), the kube-dns Service
 // (no selector; ports dns 53/UDP, dns-tcp 53/TCP and metrics 9153/TCP),
 // and its Endpoints (skipped by the mirroring controller) and
 // EndpointSlice pointing at reg.Endpoint (none for a loopback address,
@@ -81,6 +86,9 @@ func Register(ctx context.Context, client kubernetes.Interface, reg Registration
 		slice.WithPorts(discoveryv1ac.EndpointPort().WithName(p.name).WithProtocol(p.proto).WithPort(p.to))
 	}
 	opts := metav1.ApplyOptions{FieldManager: fieldManager, Force: true}
+	if err := applyIdentity(ctx, client, opts); err != nil {
+		return err
+	}
 	if _, err := client.CoreV1().Services(ns).Apply(ctx, svc, opts); err != nil {
 		return fmt.Errorf("applying Service %s/%s: %w", ns, name, err)
 	}
@@ -93,6 +101,31 @@ func Register(ctx context.Context, client kubernetes.Interface, reg Registration
 	}
 	if _, err := client.DiscoveryV1().EndpointSlices(ns).Apply(ctx, slice, opts); err != nil {
 		return fmt.Errorf("applying EndpointSlice %s/%s: %w", ns, name, err)
+	}
+	return nil
+}
+
+// Identity is the DNS's ServiceAccount, as kubeadm's CoreDNS add-on.
+var Identity = struct{ Namespace, Name, ClusterRole string }{"kube-system", "coredns", "system:coredns"}
+
+// applyIdentity applies kubeadm's CoreDNS ServiceAccount, its
+// system:coredns ClusterRole and their ClusterRoleBinding.
+func applyIdentity(ctx context.Context, client kubernetes.Interface, opts metav1.ApplyOptions) error {
+	sa := corev1ac.ServiceAccount(Identity.Name, Identity.Namespace)
+	if _, err := client.CoreV1().ServiceAccounts(Identity.Namespace).Apply(ctx, sa, opts); err != nil {
+		return fmt.Errorf("applying ServiceAccount %s/%s: %w", Identity.Namespace, Identity.Name, err)
+	}
+	role := rbacv1ac.ClusterRole(Identity.ClusterRole).WithRules(
+		rbacv1ac.PolicyRule().WithAPIGroups("").WithResources("endpoints", "services", "pods", "namespaces").WithVerbs("list", "watch"),
+		rbacv1ac.PolicyRule().WithAPIGroups("discovery.k8s.io").WithResources("endpointslices").WithVerbs("list", "watch"))
+	if _, err := client.RbacV1().ClusterRoles().Apply(ctx, role, opts); err != nil {
+		return fmt.Errorf("applying ClusterRole %s: %w", Identity.ClusterRole, err)
+	}
+	binding := rbacv1ac.ClusterRoleBinding(Identity.ClusterRole).
+		WithRoleRef(rbacv1ac.RoleRef().WithAPIGroup(rbacv1.GroupName).WithKind("ClusterRole").WithName(Identity.ClusterRole)).
+		WithSubjects(rbacv1ac.Subject().WithKind(rbacv1.ServiceAccountKind).WithName(Identity.Name).WithNamespace(Identity.Namespace))
+	if _, err := client.RbacV1().ClusterRoleBindings().Apply(ctx, binding, opts); err != nil {
+		return fmt.Errorf("applying ClusterRoleBinding %s: %w", Identity.ClusterRole, err)
 	}
 	return nil
 }

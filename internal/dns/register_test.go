@@ -39,6 +39,18 @@ func TestRegister(t *testing.T) {
 		t.Errorf("EndpointSlice: %+v %v", es, err)
 	}
 
+	crb, err := c.RbacV1().ClusterRoleBindings().Get(ctx, "system:coredns", metav1.GetOptions{})
+	if err != nil || crb.RoleRef.Name != "system:coredns" || crb.Subjects[0].Kind != "ServiceAccount" || crb.Subjects[0].Namespace != "kube-system" || crb.Subjects[0].Name != "coredns" {
+		t.Errorf("ClusterRoleBinding: %+v %v", crb, err)
+	}
+	role, err := c.RbacV1().ClusterRoles().Get(ctx, "system:coredns", metav1.GetOptions{})
+	if err != nil || len(role.Rules) != 2 || role.Rules[1].Resources[0] != "endpointslices" {
+		t.Errorf("ClusterRole: %+v %v", role, err)
+	}
+	if _, err := c.CoreV1().ServiceAccounts("kube-system").Get(ctx, "coredns", metav1.GetOptions{}); err != nil {
+		t.Errorf("ServiceAccount: %v", err)
+	}
+
 	// The fake does not validate: the labels must be valid label values.
 	for _, labels := range []map[string]string{svc.Labels, ep.Labels, es.Labels} {
 		for k, v := range labels {

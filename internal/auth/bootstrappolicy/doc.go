@@ -62,7 +62,6 @@
 //
 // The rules of the aggregated roles (admin, edit, view) are not written
 // here: in Kubernetes the controller manager's clusterrole-aggregation
-// controller fills them from the system:aggregate-to-* roles (svcplane
-// has no such controller yet: until it has, admin, edit and view grant
-// nothing).
+// controller fills them from the system:aggregate-to-* roles
+// (internal/controller/clusterroleaggregation in svcplane).
 package bootstrappolicy
