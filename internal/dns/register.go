@@ -30,6 +30,9 @@ type Registration struct {
 	// address.
 	Endpoint    netip.AddrPort
 	MetricsPort uint16
+	// Client writes the registration (an administrator's, as kubeadm
+	// applies the DNS add-on); nil is the DNS's own client.
+	Client kubernetes.Interface
 }
 
 // TenthAddress is the tenth address of prefix (10.96.0.10 in

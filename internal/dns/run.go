@@ -120,7 +120,11 @@ func Run(ctx context.Context, c Config, client kubernetes.Interface) error {
 		if c.Register.Endpoint.Addr().IsLoopback() {
 			klog.InfoS("The cluster DNS listens on a loopback address, which endpoints may not hold: kube-system/kube-dns gets no endpoints (set --advertise-address or --dns-bind-address)", "address", c.BindAddress)
 		}
-		go keepRegistered(ctx, client, *c.Register)
+		writer := c.Register.Client
+		if writer == nil {
+			writer = client
+		}
+		go keepRegistered(ctx, writer, *c.Register)
 	}
 	klog.InfoS("Cluster DNS serving", "address", c.BindAddress, "domain", c.ClusterDomain, "services", x.Len(), "forward", upstreams)
 	return s.Serve(ctx, pcs, l)

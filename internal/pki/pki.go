@@ -100,19 +100,46 @@ func (ca *CA) EnsureClient(dir, name, user string, groups []string) (string, str
 	return certFile, keyFile, ca.issue(certFile, keyFile, tmpl)
 }
 
-func (ca *CA) issue(certFile, keyFile string, tmpl *x509.Certificate) error {
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		return err
+// ClientPEM issues a client certificate for user (CN) in groups (O),
+// valid for maxAge, kept in memory only: in-process components get their
+// own identity without credentials on disk. It returns the certificate
+// and key in PEM.
+func (ca *CA) ClientPEM(user string, groups []string, maxAge time.Duration) (certPEM, keyPEM []byte, err error) {
+	tmpl := &x509.Certificate{
+		Subject:     pkix.Name{CommonName: user, Organization: groups},
+		KeyUsage:    x509.KeyUsageDigitalSignature | x509.KeyUsageKeyEncipherment,
+		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth},
 	}
-	tmpl.SerialNumber = serial()
-	tmpl.NotBefore = time.Now().Add(-time.Hour)
-	tmpl.NotAfter = time.Now().Add(validity)
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca.Cert, key.Public(), ca.Key)
+	der, key, err := ca.sign(tmpl, maxAge)
+	if err != nil {
+		return nil, nil, err
+	}
+	keyDER, err := x509.MarshalECPrivateKey(key)
+	if err != nil {
+		return nil, nil, err
+	}
+	return pemBlock(certutil.CertificateBlockType, der), pemBlock(keyutil.ECPrivateKeyBlockType, keyDER), nil
+}
+
+func (ca *CA) issue(certFile, keyFile string, tmpl *x509.Certificate) error {
+	der, key, err := ca.sign(tmpl, validity)
 	if err != nil {
 		return err
 	}
 	return write(certFile, keyFile, der, key)
+}
+
+// sign makes a new key and tmpl's certificate for it, signed by the CA.
+func (ca *CA) sign(tmpl *x509.Certificate, maxAge time.Duration) ([]byte, *ecdsa.PrivateKey, error) {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return nil, nil, err
+	}
+	tmpl.SerialNumber = serial()
+	tmpl.NotBefore = time.Now().Add(-time.Hour)
+	tmpl.NotAfter = time.Now().Add(maxAge)
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca.Cert, key.Public(), ca.Key)
+	return der, key, err
 }
 
 func (ca *CA) signed(cert *x509.Certificate) bool {

@@ -9,12 +9,15 @@ import (
 	"os"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 	genericapiserver "k8s.io/apiserver/pkg/server"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/klog/v2"
+
+	"k8s.io/apiserver/pkg/authentication/serviceaccount"
 
 	"github.com/svcplane/svcplane/internal/apiserver"
 	"github.com/svcplane/svcplane/internal/controller/manager"
@@ -79,9 +82,11 @@ func (p *Plane) build() error {
 // work stops with it.
 func (p *Plane) Run(ctx context.Context) error { return p.Server.Run(ctx) }
 
-// addControllers runs the --controllers in-process on the loopback client
-// config, under leader election, once the server serves; they do not hold
-// up /readyz.
+// addControllers runs the --controllers in-process against the loopback
+// server, under leader election, once the server serves; they do not hold
+// up /readyz. The controller manager acts as system:kube-controller-manager
+// and each controller as its own ServiceAccount (the scheduler as
+// system:kube-scheduler), with upstream's RBAC roles.
 func (p *Plane) addControllers() error {
 	controllers, err := manager.Select(p.Options.Controllers)
 	if err != nil {
@@ -98,7 +103,14 @@ func (p *Plane) addControllers() error {
 	}
 	return p.Server.AddPostStartHook("start-controllers", func(hc genericapiserver.PostStartHookContext) error {
 		p.loops.start(hc, func(ctx context.Context) {
-			if err := manager.Run(ctx, hc.LoopbackClientConfig, conf, controllers, ""); err != nil {
+			creds := func(id manager.Identity) (*rest.Config, error) { return p.identityConfig(hc.LoopbackClientConfig, id) }
+			root, err := creds(manager.Identity{User: manager.RootUser})
+			if err != nil {
+				klog.ErrorS(err, "Controllers not started")
+				return
+			}
+			waitAuthorized(ctx, root, "get", "coordination.k8s.io", "leases", metav1.NamespaceSystem, 30*time.Second)
+			if err := manager.Run(ctx, root, conf, controllers, "", creds); err != nil {
 				klog.ErrorS(err, "Controllers stopped")
 			}
 		})
@@ -145,9 +157,9 @@ func (p *Plane) addLocalNodes() error {
 }
 
 // addLocalProxy runs the service proxy of the single local node in this
-// process once the server serves, with the admin credentials (it is the
-// same process). A proxy that cannot program the kernel (not root, no
-// nftables) is logged and leaves the rest running.
+// process once the server serves, as kube-proxy's user system:kube-proxy
+// (system:node-proxier's rules). A proxy that cannot program the kernel
+// (not root, no nftables) is logged and leaves the rest running.
 func (p *Plane) addLocalProxy() error {
 	if p.Options.ProxyMode == ProxyNone {
 		return nil
@@ -158,19 +170,28 @@ func (p *Plane) addLocalProxy() error {
 	}
 	pc := app.Defaults()
 	pc.Mode, pc.HostnameOverride, pc.ClusterCIDR = p.Options.ProxyMode, p.Options.NodeName, p.Options.ClusterCIDR
-	cfg, err := clientcmd.BuildConfigFromFlags("", p.Server.Kubeconfig)
+	admin, err := clientcmd.BuildConfigFromFlags("", p.Server.Kubeconfig)
+	if err != nil {
+		return err
+	}
+	cfg, err := p.identityConfig(admin, manager.Identity{User: apiserver.UserKubeProxy})
 	if err != nil {
 		return err
 	}
 	return p.Server.AddPostStartHook("start-service-proxy", func(hc genericapiserver.PostStartHookContext) error {
-		p.loops.start(hc, func(ctx context.Context) { runProxy(ctx, pc, cfg) })
+		p.loops.start(hc, func(ctx context.Context) {
+			waitAuthorized(ctx, cfg, "list", "discovery.k8s.io", "endpointslices", "", 30*time.Second)
+			runProxy(ctx, pc, cfg)
+		})
 		return nil
 	})
 }
 
 // addLocalDNS runs the cluster DNS in this process once the server
-// serves (admin credentials, as the proxy) and keeps kube-system/kube-dns
-// pointing at it. A DNS that cannot bind its port is logged and leaves
+// serves, as kubeadm's CoreDNS ServiceAccount (kube-system/coredns, rules
+// of system:coredns), and keeps kube-system/kube-dns pointing at it with
+// the admin credentials (the registration applies that identity's RBAC as
+// kubeadm's add-on). A DNS that cannot bind its port is logged and leaves
 // the rest running.
 func (p *Plane) addLocalDNS() error {
 	if !p.Options.DNSEnabled {
@@ -180,17 +201,31 @@ func (p *Plane) addLocalDNS() error {
 	if err != nil {
 		return err
 	}
-	c.Register = &reg
-	cfg, err := clientcmd.BuildConfigFromFlags("", p.Server.Kubeconfig)
+	admin, err := clientcmd.BuildConfigFromFlags("", p.Server.Kubeconfig)
 	if err != nil {
 		return err
 	}
+	if reg.Client, err = kubernetes.NewForConfig(admin); err != nil {
+		return err
+	}
+	c.Register = &reg
+	cfg, err := p.identityConfig(admin, manager.Identity{User: apiserver.UserCoreDNS,
+		Groups: serviceaccount.MakeGroupNames(dns.Identity.Namespace)})
+	if err != nil {
+		return err
+	}
+	cfg.ContentType = "application/vnd.kubernetes.protobuf"
 	client, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
 		return err
 	}
 	return p.Server.AddPostStartHook("start-cluster-dns", func(hc genericapiserver.PostStartHookContext) error {
 		p.loops.start(hc, func(ctx context.Context) {
+			// The identity's RBAC comes with the registration.
+			if err := dns.Register(ctx, reg.Client, reg); err != nil {
+				klog.InfoS("Registering the cluster DNS failed; it retries once serving", "err", err)
+			}
+			waitAuthorized(ctx, cfg, "list", "", "services", "", 30*time.Second)
 			if err := dns.Run(ctx, c, client); err != nil {
 				klog.ErrorS(err, "Cluster DNS stopped; the rest of svcplane up runs on (see --dns-bind-address, --dns=false)")
 			}

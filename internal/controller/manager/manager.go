@@ -72,6 +72,11 @@ type Deps struct {
 type Controller struct {
 	Name  string
 	Start func(ctx context.Context, d Deps)
+	// ServiceAccount is the kube-system ServiceAccount the controller acts
+	// as (kube-controller-manager's with --use-service-account-credentials,
+	// bound to its system:controller:* role); User instead names a user
+	// (the scheduler's system:kube-scheduler).
+	ServiceAccount, User string
 	// Aliases are kube-controller-manager's aliases, accepted silently as
 	// it does; Deprecated are svcplane's own former names, accepted with
 	// a warning.
@@ -81,14 +86,14 @@ type Controller struct {
 // All lists every controller, in start order.
 func All() []Controller {
 	return []Controller{
-		{Name: "namespace-controller", Aliases: []string{"namespace"}, Start: func(ctx context.Context, d Deps) {
+		{Name: "namespace-controller", ServiceAccount: "namespace-controller", Aliases: []string{"namespace"}, Start: func(ctx context.Context, d Deps) {
 			go namespace.New(d.Client, d.Dynamic, d.Client.Discovery(), d.Informers.Core().V1().Namespaces()).Run(ctx, 2)
 		}},
-		{Name: "serviceaccount-controller", Aliases: []string{"serviceaccount"}, Start: func(ctx context.Context, d Deps) {
+		{Name: "serviceaccount-controller", ServiceAccount: "service-account-controller", Aliases: []string{"serviceaccount"}, Start: func(ctx context.Context, d Deps) {
 			i := d.Informers.Core().V1()
 			go serviceaccount.New(d.Client, i.Namespaces(), i.ServiceAccounts(), serviceaccount.DefaultServiceAccounts).Run(ctx, 1)
 		}},
-		{Name: "root-ca-certificate-publisher-controller", Aliases: []string{"root-ca-cert-publisher"}, Start: func(ctx context.Context, d Deps) {
+		{Name: "root-ca-certificate-publisher-controller", ServiceAccount: "root-ca-cert-publisher", Aliases: []string{"root-ca-cert-publisher"}, Start: func(ctx context.Context, d Deps) {
 			if len(d.Config.RootCA) == 0 {
 				klog.InfoS("No root CA bundle; root-ca-cert-publisher not started")
 				return
@@ -96,14 +101,14 @@ func All() []Controller {
 			i := d.Informers.Core().V1()
 			go rootcacertpublisher.New(d.Client, i.Namespaces(), i.ConfigMaps(), d.Config.RootCA).Run(ctx, 1)
 		}},
-		{Name: "clusterrole-aggregation-controller", Aliases: []string{"clusterrole-aggregation"}, Start: func(ctx context.Context, d Deps) {
+		{Name: "clusterrole-aggregation-controller", ServiceAccount: "clusterrole-aggregation-controller", Aliases: []string{"clusterrole-aggregation"}, Start: func(ctx context.Context, d Deps) {
 			go clusterroleaggregation.New(d.Client, d.Informers.Rbac().V1().ClusterRoles()).Run(ctx, 5)
 		}},
-		{Name: "service-cidr-controller", Deprecated: []string{"service-cidr"}, Start: func(ctx context.Context, d Deps) {
+		{Name: "service-cidr-controller", ServiceAccount: "service-cidrs-controller", Deprecated: []string{"service-cidr"}, Start: func(ctx context.Context, d Deps) {
 			n := d.Informers.Networking().V1()
 			go servicecidr.New(d.Client, n.ServiceCIDRs(), n.IPAddresses()).Run(ctx, 1)
 		}},
-		{Name: "node-ipam-controller", Aliases: []string{"nodeipam"}, Start: func(ctx context.Context, d Deps) {
+		{Name: "node-ipam-controller", ServiceAccount: "node-controller", Aliases: []string{"nodeipam"}, Start: func(ctx context.Context, d Deps) {
 			if len(d.Config.ClusterCIDRs) == 0 {
 				return
 			}
@@ -114,39 +119,39 @@ func All() []Controller {
 			}
 			go c.Run(ctx, 1)
 		}},
-		{Name: "node-lifecycle-controller", Aliases: []string{"nodelifecycle"}, Start: func(ctx context.Context, d Deps) {
+		{Name: "node-lifecycle-controller", ServiceAccount: "node-controller", Aliases: []string{"nodelifecycle"}, Start: func(ctx context.Context, d Deps) {
 			i := d.Informers
 			go nodelifecycle.New(d.Client, i.Core().V1().Nodes(), i.Coordination().V1().Leases(), i.Core().V1().Pods(),
 				clock.RealClock{}, d.Config.NodeLifecycle).Run(ctx, 2)
 		}},
-		{Name: "scheduler", Start: func(ctx context.Context, d Deps) {
+		{Name: "scheduler", User: "system:kube-scheduler", Start: func(ctx context.Context, d Deps) {
 			go scheduler.New(d.Client, d.Informers.Core().V1().Pods(), d.Informers.Core().V1().Nodes()).Run(ctx, 1)
 		}},
-		{Name: "replicaset-controller", Aliases: []string{"replicaset"}, Start: func(ctx context.Context, d Deps) {
+		{Name: "replicaset-controller", ServiceAccount: "replicaset-controller", Aliases: []string{"replicaset"}, Start: func(ctx context.Context, d Deps) {
 			go replicaset.New(d.Client, d.Informers.Apps().V1().ReplicaSets(), d.Informers.Core().V1().Pods(), clock.RealClock{}).Run(ctx, 5)
 		}},
-		{Name: "replicationcontroller-controller", Aliases: []string{"replicationcontroller"}, Start: func(ctx context.Context, d Deps) {
+		{Name: "replicationcontroller-controller", ServiceAccount: "replication-controller", Aliases: []string{"replicationcontroller"}, Start: func(ctx context.Context, d Deps) {
 			go replication.New(d.Client, d.Informers.Core().V1().ReplicationControllers(), d.Informers.Core().V1().Pods(), clock.RealClock{}).Run(ctx, 5)
 		}},
-		{Name: "deployment-controller", Aliases: []string{"deployment"}, Start: func(ctx context.Context, d Deps) {
+		{Name: "deployment-controller", ServiceAccount: "deployment-controller", Aliases: []string{"deployment"}, Start: func(ctx context.Context, d Deps) {
 			go deployment.New(d.Client, d.Informers.Apps().V1().Deployments(), d.Informers.Apps().V1().ReplicaSets(), clock.RealClock{}).Run(ctx, 5)
 		}},
-		{Name: "garbage-collector-controller", Aliases: []string{"garbagecollector"}, Start: func(ctx context.Context, d Deps) {
+		{Name: "garbage-collector-controller", ServiceAccount: "generic-garbage-collector", Aliases: []string{"garbagecollector"}, Start: func(ctx context.Context, d Deps) {
 			go func() {
 				if err := garbagecollector.New(d.Metadata, d.Client.Discovery()).Run(ctx, 5); err != nil {
 					klog.ErrorS(err, "Garbage collector stopped")
 				}
 			}()
 		}},
-		{Name: "endpoints-controller", Aliases: []string{"endpoint"}, Deprecated: []string{"endpoints"}, Start: func(ctx context.Context, d Deps) {
+		{Name: "endpoints-controller", ServiceAccount: "endpoint-controller", Aliases: []string{"endpoint"}, Deprecated: []string{"endpoints"}, Start: func(ctx context.Context, d Deps) {
 			i := d.Informers.Core().V1()
 			go endpoints.New(d.Client, i.Services(), i.Pods(), i.Endpoints()).Run(ctx, 5)
 		}},
-		{Name: "endpointslice-mirroring-controller", Aliases: []string{"endpointslicemirroring"}, Deprecated: []string{"endpointslice-mirroring"}, Start: func(ctx context.Context, d Deps) {
+		{Name: "endpointslice-mirroring-controller", ServiceAccount: "endpointslicemirroring-controller", Aliases: []string{"endpointslicemirroring"}, Deprecated: []string{"endpointslice-mirroring"}, Start: func(ctx context.Context, d Deps) {
 			i := d.Informers
 			go mirroring.New(d.Client, i.Core().V1().Services(), i.Core().V1().Endpoints(), i.Discovery().V1().EndpointSlices()).Run(ctx, 2)
 		}},
-		{Name: "endpointslice-controller", Aliases: []string{"endpointslice"}, Start: func(ctx context.Context, d Deps) {
+		{Name: "endpointslice-controller", ServiceAccount: "endpointslice-controller", Aliases: []string{"endpointslice"}, Start: func(ctx context.Context, d Deps) {
 			i := d.Informers
 			go endpointslice.New(d.Client, i.Core().V1().Services(), i.Core().V1().Pods(),
 				i.Discovery().V1().EndpointSlices(), i.Core().V1().Nodes()).Run(ctx, 5)
@@ -210,26 +215,16 @@ func deprecated(all []Controller, name string) bool {
 	return false
 }
 
-// Run campaigns for the Lease and, while leading, runs controllers on
-// cfg's client until ctx ends. Losing the lease stops the controllers.
-func Run(ctx context.Context, cfg *rest.Config, conf Config, controllers []Controller, identity string) error {
+// Run campaigns for the Lease and, while leading, runs controllers until
+// ctx ends; losing the lease stops them. cfg is the controller manager's
+// own client config (its Lease, the shared informers); with creds each
+// controller acts as its own identity (Controller.ServiceAccount or User),
+// as kube-controller-manager's --use-service-account-credentials.
+func Run(ctx context.Context, cfg *rest.Config, conf Config, controllers []Controller, identity string, creds Credentials) error {
 	if len(controllers) == 0 {
 		return nil
 	}
-	// The typed client speaks protobuf, as kube-controller-manager's
-	// (--kube-api-content-type); the dynamic and metadata clients need JSON.
-	pcfg := rest.CopyConfig(cfg)
-	pcfg.ContentType = runtime.ContentTypeProtobuf
-	pcfg.AcceptContentTypes = runtime.ContentTypeProtobuf + "," + runtime.ContentTypeJSON
-	client, err := kubernetes.NewForConfig(pcfg)
-	if err != nil {
-		return err
-	}
-	dyn, err := dynamic.NewForConfig(cfg)
-	if err != nil {
-		return err
-	}
-	meta, err := metadata.NewForConfig(cfg)
+	client, dyn, meta, err := clients(cfg)
 	if err != nil {
 		return err
 	}
@@ -242,25 +237,51 @@ func Run(ctx context.Context, cfg *rest.Config, conf Config, controllers []Contr
 		Client:     client.CoordinationV1(),
 		LockConfig: resourcelock.ResourceLockConfig{Identity: identity},
 	}
+	deps := &depsFor{root: Deps{Config: conf, Client: client, Dynamic: dyn, Metadata: meta}, creds: creds, byID: map[string]Deps{}}
 	// Campaign again after losing the lease, until ctx ends.
 	for ctx.Err() == nil {
-		runLeading(ctx, lock, identity, controllers, Deps{Config: conf, Client: client, Dynamic: dyn, Metadata: meta})
+		runLeading(ctx, lock, identity, controllers, deps)
 	}
 	return nil
 }
 
-func runLeading(ctx context.Context, lock resourcelock.Interface, identity string, controllers []Controller, d Deps) {
+// clients are a config's typed client, speaking protobuf as
+// kube-controller-manager's (--kube-api-content-type), and its dynamic
+// and metadata clients (JSON).
+func clients(cfg *rest.Config) (kubernetes.Interface, dynamic.Interface, metadata.Interface, error) {
+	pcfg := rest.CopyConfig(cfg)
+	pcfg.ContentType = runtime.ContentTypeProtobuf
+	pcfg.AcceptContentTypes = runtime.ContentTypeProtobuf + "," + runtime.ContentTypeJSON
+	client, err := kubernetes.NewForConfig(pcfg)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	dyn, err := dynamic.NewForConfig(cfg)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	meta, err := metadata.NewForConfig(cfg)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return client, dyn, meta, nil
+}
+
+func runLeading(ctx context.Context, lock resourcelock.Interface, identity string, controllers []Controller, deps *depsFor) {
 	leaderelection.RunOrDie(ctx, leaderelection.LeaderElectionConfig{
 		Lock: lock, Name: LeaseName, ReleaseOnCancel: true,
 		LeaseDuration: 15 * time.Second, RenewDeadline: 10 * time.Second, RetryPeriod: 2 * time.Second,
 		Callbacks: leaderelection.LeaderCallbacks{
 			OnStartedLeading: func(ctx context.Context) {
 				klog.InfoS("Leading; starting controllers", "identity", identity, "controllers", len(controllers))
-				d.Informers = informers.NewSharedInformerFactory(d.Client, 10*time.Minute)
-				for _, c := range controllers {
-					c.Start(ctx, d)
+				if deps.creds != nil {
+					ensureServiceAccounts(ctx, deps.root.Client, controllers)
 				}
-				d.Informers.Start(ctx.Done())
+				deps.root.Informers = informers.NewSharedInformerFactory(deps.root.Client, 10*time.Minute)
+				for _, c := range controllers {
+					c.Start(ctx, deps.get(c))
+				}
+				deps.root.Informers.Start(ctx.Done())
 			},
 			OnStoppedLeading: func() { klog.InfoS("Stopped leading; controllers stopped", "identity", identity) },
 		},
