@@ -103,10 +103,16 @@ func TestRBACAuthorization(t *testing.T) {
 	})
 
 	// The reviews, as carol.
-	sar := get(carol.AuthorizationV1().SelfSubjectAccessReviews().Create(ctx, &authorizationv1.SelfSubjectAccessReview{Spec: authorizationv1.SelfSubjectAccessReviewSpec{
-		ResourceAttributes: &authorizationv1.ResourceAttributes{Namespace: ns, Verb: "list", Group: "example.com", Resource: "widgets"}}}, metav1.CreateOptions{}))(t)
-	if !sar.Status.Allowed || !strings.Contains(sar.Status.Reason, `RoleBinding "carol-view/`+ns+`" of ClusterRole "view" to Group "devs"`) {
-		t.Errorf("carol may list widgets through the aggregated view: %+v", sar.Status)
+	// The authorizer reads roles from its informer: it may see the
+	// aggregated rule a moment after the API does.
+	var sar *authorizationv1.SelfSubjectAccessReview
+	eventually(t, "carol may list widgets through the aggregated view", func() bool {
+		sar = get(carol.AuthorizationV1().SelfSubjectAccessReviews().Create(ctx, &authorizationv1.SelfSubjectAccessReview{Spec: authorizationv1.SelfSubjectAccessReviewSpec{
+			ResourceAttributes: &authorizationv1.ResourceAttributes{Namespace: ns, Verb: "list", Group: "example.com", Resource: "widgets"}}}, metav1.CreateOptions{}))(t)
+		return sar.Status.Allowed
+	})
+	if !strings.Contains(sar.Status.Reason, `RoleBinding "carol-view/`+ns+`" of ClusterRole "view" to Group "devs"`) {
+		t.Errorf("the reason names the binding: %+v", sar.Status)
 	}
 	sar = get(carol.AuthorizationV1().SelfSubjectAccessReviews().Create(ctx, &authorizationv1.SelfSubjectAccessReview{Spec: authorizationv1.SelfSubjectAccessReviewSpec{
 		ResourceAttributes: &authorizationv1.ResourceAttributes{Namespace: ns, Verb: "delete", Resource: "pods"}}}, metav1.CreateOptions{}))(t)
