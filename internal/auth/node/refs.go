@@ -208,3 +208,11 @@ const (
 	kindPod kind = iota + 100
 	kindUnrelated
 )
+
+// VisitSecretNames calls visit with each non-empty Secret name a pod
+// uses, in upstream's order (VisitPodSecretNames), repeats included.
+func VisitSecretNames(pod *corev1.Pod, visit func(string)) { visitSecrets(pod, visit) }
+
+// VisitConfigMapNames calls visit with each non-empty ConfigMap name a pod
+// uses (upstream's VisitPodConfigmapNames).
+func VisitConfigMapNames(pod *corev1.Pod, visit func(string)) { visitConfigMaps(pod, visit) }
