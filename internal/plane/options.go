@@ -195,6 +195,16 @@ func (o *ControllerOptions) Config() (manager.Config, error) {
 // NodeKubeconfigPath is where the node credentials are written.
 func (o *Options) NodeKubeconfigPath() string { return filepath.Join(o.DataDir, "node-kubeconfig") }
 
+// NodeSimulatorKubeconfigPath is where the node simulator's credentials
+// (several nodes on one credential) are written.
+func (o *Options) NodeSimulatorKubeconfigPath() string {
+	return filepath.Join(o.DataDir, NodeSimulatorKubeconfig)
+}
+
+// NodeSimulatorKubeconfig is the node simulator's kubeconfig file in the
+// data dir.
+const NodeSimulatorKubeconfig = "node-simulator-kubeconfig"
+
 // DefaultNodeName is the host's name, lower-cased, as the kubelet's
 // default node name.
 func DefaultNodeName() string {
