@@ -110,9 +110,13 @@ func newAuthorizers(modes []string, f informers.SharedInformerFactory) (*authori
 }
 
 // newNodeAuthorizer is the Node mode: upstream's Node authorizer
-// (internal/auth/node), its graph fed by f's pods informer.
+// (internal/auth/node), its graph fed by f's pods informer, which only the
+// graph and NodeRestriction read (so it keeps pods trimmed).
 func newNodeAuthorizer(f informers.SharedInformerFactory) (*node.Authorizer, error) {
 	pods := f.Core().V1().Pods()
+	if err := pods.Informer().SetTransform(node.TrimPod); err != nil {
+		return nil, err
+	}
 	g := node.NewGraph()
 	if _, err := node.AddGraphEventHandlers(g, pods); err != nil {
 		return nil, err

@@ -2,6 +2,7 @@ package node
 
 import (
 	"context"
+	"fmt"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -223,5 +224,25 @@ func BenchmarkAuthorize(b *testing.B) {
 		if d, _, _ := a.Authorize(context.Background(), events); d != authorizer.DecisionAllow {
 			b.Fatal("denied")
 		}
+	}
+}
+
+func TestTrimPodKeepsReferences(t *testing.T) {
+	p := secretPod("ns", "p", "n1", "s")
+	claim := "c"
+	p.ManagedFields = []metav1.ManagedFieldsEntry{{Manager: "m"}}
+	p.Status = corev1.PodStatus{Phase: corev1.PodRunning, PodIP: "10.0.0.1",
+		ResourceClaimStatuses: []corev1.PodResourceClaimStatus{{Name: "x", ResourceClaimName: &claim}}}
+	want := podRefs(p)
+	obj, err := TrimPod(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := obj.(*corev1.Pod)
+	if got.ManagedFields != nil || got.Status.PodIP != "" || len(got.Status.ResourceClaimStatuses) != 1 || got.Spec.NodeName != "n1" {
+		t.Errorf("trimmed to %+v", got)
+	}
+	if fmt.Sprint(podRefs(got)) != fmt.Sprint(want) {
+		t.Errorf("references %v, want %v", podRefs(got), want)
 	}
 }

@@ -65,3 +65,19 @@ func deletePod(g *Graph, obj any) {
 	}
 	g.DeletePod(pod.Namespace, pod.Name)
 }
+
+// TrimPod is a pods informer transform that drops what neither the graph
+// nor NodeRestriction reads (managed fields, the status but for its
+// resource claim statuses), so the server's pod cache stays small.
+func TrimPod(obj any) (any, error) {
+	pod, ok := obj.(*corev1.Pod)
+	if !ok {
+		return obj, nil
+	}
+	pod.ManagedFields = nil
+	pod.Status = corev1.PodStatus{
+		ResourceClaimStatuses:       pod.Status.ResourceClaimStatuses,
+		ExtendedResourceClaimStatus: pod.Status.ExtendedResourceClaimStatus,
+	}
+	return pod, nil
+}
