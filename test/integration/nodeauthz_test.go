@@ -90,6 +90,13 @@ func TestNodeAuthorization(t *testing.T) {
 	forbidden(t, "list Secrets", err, "No Object name found")
 	_, err = nc.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
 	forbidden(t, "list Nodes", err, "node 'authz-n1' cannot read all nodes, only its own Node object")
+	// The agent's informers: its own Node by name, its pods by node.
+	_, err = nc.CoreV1().Nodes().List(ctx, metav1.ListOptions{FieldSelector: "metadata.name=" + name})
+	noErr(t, err)
+	_, err = nc.CoreV1().Pods("").List(ctx, metav1.ListOptions{FieldSelector: "spec.nodeName=" + name})
+	noErr(t, err)
+	_, err = nc.CoreV1().Pods("").List(ctx, metav1.ListOptions{FieldSelector: "spec.nodeName!="})
+	forbidden(t, "list every node's pods", err, "can only list/watch pods with spec.nodeName field selector")
 
 	// Another node and a pod bound to it.
 	other := get(c.CoreV1().Nodes().Create(ctx, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "authz-other"}}, metav1.CreateOptions{}))(t)
