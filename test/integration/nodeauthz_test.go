@@ -50,6 +50,9 @@ func TestNodeAuthorization(t *testing.T) {
 	c := server.Client
 	const name = "authz-n1"
 	nc := nodeClient(t, name)
+	// The Node goes when the test ends (after the agent stops), so the
+	// shared server's scheduler binds no other test's pod to it.
+	defer func() { _ = c.CoreV1().Nodes().Delete(ctx, name, metav1.DeleteOptions{}) }()
 	a, err := agent.New(agent.Config{Client: nc, Names: []string{name}, Zones: []string{"z1"}, LeaseDuration: 4 * time.Second})
 	noErr(t, err)
 	actx, cancel := context.WithCancel(ctx)
