@@ -160,6 +160,11 @@ func (p *Plane) addLocalNodes() error {
 	}
 	return p.Server.AddPostStartHook("start-node-agent", func(hc genericapiserver.PostStartHookContext) error {
 		p.loops.start(hc, func(ctx context.Context) {
+			if n > 1 {
+				// Several nodes act on the simulator's binding: start
+				// when it decides, not with a burst of 403s.
+				waitAuthorized(ctx, cfg, "list", "", "nodes", "", 30*time.Second)
+			}
 			if err := a.Run(ctx); err != nil {
 				klog.ErrorS(err, "Node agent stopped")
 			}
