@@ -26,12 +26,24 @@ func newNodeCommand() *cobra.Command {
 		Long: `Run the node agent for --nodes simulated nodes against an API server. It
 registers each Node, renews its Lease in kube-node-lease, and runs the pods
 bound to it on the simulated runtime (IPs from the node's pod CIDRs,
-readiness after the readinessProbe's initialDelaySeconds). Use the node
-credentials the server writes: --kubeconfig <data-dir>/node-kubeconfig.`,
+readiness after the readinessProbe's initialDelaySeconds). Use the
+credentials the server writes: <data-dir>/node-kubeconfig (user
+system:node:<--node-name of the server>, under the Node authorizer and
+NodeRestriction) for that one node, <data-dir>/node-simulator-kubeconfig
+(group svcplane:node-simulators: the system:node role's rights for every
+node) for more; without --kubeconfig, the one that fits --nodes in
+./svcplane-data.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := o.Validate(); err != nil {
 				return err
+			}
+			names := o.Names(plane.DefaultNodeName())
+			if kubeconfig == "" {
+				kubeconfig = "svcplane-data/node-kubeconfig"
+				if len(names) > 1 {
+					kubeconfig = "svcplane-data/" + plane.NodeSimulatorKubeconfig
+				}
 			}
 			cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
 			if err != nil {
@@ -42,14 +54,13 @@ credentials the server writes: --kubeconfig <data-dir>/node-kubeconfig.`,
 			if o.PprofAddr != "" {
 				go servePprof(o.PprofAddr)
 			}
-			names := o.Names(plane.DefaultNodeName())
 			fmt.Fprintf(cmd.OutOrStdout(), "svcplane node: %d node(s) %s…, runtime %s\n", len(names), names[0], o.Runtime)
 			return plane.RunNodes(ctx, o, cfg, plane.DefaultNodeName())
 		},
 	}
 	var fss cliflag.NamedFlagSets
 	fs := fss.FlagSet("generic")
-	fs.StringVar(&kubeconfig, "kubeconfig", "svcplane-data/node-kubeconfig", "Kubeconfig with the node credentials.")
+	fs.StringVar(&kubeconfig, "kubeconfig", "", "Kubeconfig with the node credentials (default: svcplane-data/node-kubeconfig for one node, svcplane-data/node-simulator-kubeconfig for more).")
 	o.AddFlags(fs)
 	withLogging(cmd, &fss)
 	withSections(cmd, &fss)

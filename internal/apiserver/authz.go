@@ -10,6 +10,7 @@ import (
 	authzunion "k8s.io/apiserver/pkg/authorization/union"
 	"k8s.io/client-go/informers"
 
+	"github.com/svcplane/svcplane/internal/auth/node"
 	"github.com/svcplane/svcplane/internal/auth/rbac"
 )
 
@@ -24,6 +25,14 @@ const (
 	// UserCoreDNS is the cluster DNS's identity, kubeadm's CoreDNS
 	// ServiceAccount (kube-system/coredns), bound to system:coredns.
 	UserCoreDNS = "system:serviceaccount:kube-system:coredns"
+	// UserNodeSimulator in GroupNodeSimulators is the node simulator's
+	// identity: many nodes on one credential (svcplane node --nodes N),
+	// which no node identity can be. internal/plane binds the group to
+	// upstream's system:node ClusterRole (the rights every node had
+	// before the Node authorizer); it is no node identity, so neither the
+	// Node authorizer nor NodeRestriction narrows it to one node.
+	UserNodeSimulator   = "svcplane:node-simulator"
+	GroupNodeSimulators = "svcplane:node-simulators"
 )
 
 // Authorization modes (kube-apiserver's --authorization-mode values that
@@ -85,7 +94,11 @@ func newAuthorizers(modes []string, f informers.SharedInformerFactory) (*authori
 			a := authorizerfactory.NewAlwaysDenyAuthorizer()
 			chain, resolvers = append(chain, a), append(resolvers, a)
 		case ModeNode:
-			chain, resolvers = append(chain, nodeAuthorizer{}), append(resolvers, nodeAuthorizer{})
+			a, err := newNodeAuthorizer(f)
+			if err != nil {
+				return nil, err
+			}
+			chain, resolvers = append(chain, a), append(resolvers, a)
 		case ModeRBAC:
 			v1 := f.Rbac().V1()
 			out.rbac = rbac.New(rbac.FromListers(v1.Roles().Lister(), v1.ClusterRoles().Lister(), v1.RoleBindings().Lister(), v1.ClusterRoleBindings().Lister()))
@@ -94,6 +107,21 @@ func newAuthorizers(modes []string, f informers.SharedInformerFactory) (*authori
 	}
 	out.authorizer, out.rules = authzunion.New(chain...), authzunion.NewRuleResolvers(resolvers...)
 	return out, nil
+}
+
+// newNodeAuthorizer is the Node mode: upstream's Node authorizer
+// (internal/auth/node), its graph fed by f's pods informer, which only the
+// graph and NodeRestriction read (so it keeps pods trimmed).
+func newNodeAuthorizer(f informers.SharedInformerFactory) (*node.Authorizer, error) {
+	pods := f.Core().V1().Pods()
+	if err := pods.Informer().SetTransform(node.TrimPod); err != nil {
+		return nil, err
+	}
+	g := node.NewGraph()
+	if _, err := node.AddGraphEventHandlers(g, pods); err != nil {
+		return nil, err
+	}
+	return node.New(g, node.StaticRules()), nil
 }
 
 func has(list []string, s string) bool {

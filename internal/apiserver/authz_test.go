@@ -54,6 +54,10 @@ func TestAuthorizationChain(t *testing.T) {
 	path := func(who user.Info, p string) authorizer.AttributesRecord {
 		return authorizer.AttributesRecord{User: who, Verb: "get", Path: p}
 	}
+	named := func(a authorizer.AttributesRecord, ns, name string) authorizer.AttributesRecord {
+		a.Namespace, a.Name = ns, name
+		return a
+	}
 	node := u("system:node:n1", GroupNodes)
 	proxy := u(UserKubeProxy)
 	anon := &user.DefaultInfo{Name: user.Anonymous, Groups: []string{user.AllUnauthenticated}}
@@ -75,6 +79,13 @@ func TestAuthorizationChain(t *testing.T) {
 		{"node cannot update pods", res(node, "update", "", "pods", ""), false},
 		{"node cannot delete services", res(node, "delete", "", "services", ""), false},
 		{"a system:nodes member not named system:node:* is no node", res(u("x", GroupNodes), "patch", "", "pods", "status"), false},
+		{"node cannot list nodes", res(node, "list", "", "nodes", ""), false},
+		{"node gets its own node", named(res(node, "get", "", "nodes", ""), "", "n1"), true},
+		{"node renews its lease", named(res(node, "update", "coordination.k8s.io", "leases", ""), "kube-node-lease", "n1"), true},
+		{"node cannot take another node's lease", named(res(node, "update", "coordination.k8s.io", "leases", ""), "kube-node-lease", "n2"), false},
+		{"node cannot take the controller manager's lease", named(res(node, "update", "coordination.k8s.io", "leases", ""), "kube-system", "svcplane-controller-manager"), false},
+		{"node cannot read unreferenced secrets", named(res(node, "get", "", "secrets", ""), "default", "s"), false},
+		{"node cannot delete nodes", named(res(node, "delete", "", "nodes", ""), "", "n1"), false},
 		{"nobody cannot list services", res(nobody, "list", "", "services", ""), false},
 		{"authenticated reads /version", path(nobody, "/version"), true},
 		{"authenticated discovers /apis", path(nobody, "/apis/apps/v1"), true},

@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/serializer"
 	utilnet "k8s.io/apimachinery/pkg/util/net"
 	"k8s.io/apimachinery/pkg/util/sets"
+	"k8s.io/apiserver/pkg/admission"
 	"k8s.io/apiserver/pkg/admission/plugin/namespace/lifecycle"
 	openapinamer "k8s.io/apiserver/pkg/endpoints/openapi"
 	"k8s.io/apiserver/pkg/registry/rest"
@@ -30,6 +31,7 @@ import (
 	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
 
+	"github.com/svcplane/svcplane/internal/admission/noderestriction"
 	"github.com/svcplane/svcplane/internal/apiserver/openapi"
 	"github.com/svcplane/svcplane/internal/auth/bootstrappolicy"
 	"github.com/svcplane/svcplane/internal/datadir"
@@ -331,15 +333,24 @@ func applyStorage(o *Options, endpoints []string, defs []*resource.Definition, s
 
 // newAdmission returns the admission chain: upstream's NamespaceLifecycle
 // (no objects in missing or terminating namespaces; default, kube-system
-// and kube-public cannot be deleted).
-func newAdmission(client kubernetes.Interface, f informers.SharedInformerFactory) (*lifecycle.Lifecycle, error) {
+// and kube-public cannot be deleted), then NodeRestriction (a node writes
+// only its own objects: internal/admission/noderestriction).
+func newAdmission(client kubernetes.Interface, f informers.SharedInformerFactory) (admission.Interface, error) {
 	l, err := lifecycle.NewLifecycle(sets.New("default", "kube-system", "kube-public"))
 	if err != nil {
 		return nil, err
 	}
 	l.SetExternalKubeInformerFactory(f)
 	l.SetExternalKubeClientSet(client)
-	return l, l.ValidateInitialization()
+	if err := l.ValidateInitialization(); err != nil {
+		return nil, err
+	}
+	nr := noderestriction.New()
+	nr.SetExternalKubeInformerFactory(f)
+	if err := nr.ValidateInitialization(); err != nil {
+		return nil, err
+	}
+	return admission.NewChainHandler(l, nr), nil
 }
 
 // Run serves until ctx is cancelled, then shuts down gracefully (pre-shutdown

@@ -130,13 +130,13 @@ func podsToReady(ctx context.Context, out io.Writer, p *progress, client kuberne
 }
 
 // startAgent runs `svcplane node` with n simulated nodes named
-// bench-node-<i> on b's node credentials, logging to logf.
+// bench-node-<i> on b's node simulator credentials, logging to logf.
 func startAgent(b *server, n int, logf *os.File, extra ...string) (*exec.Cmd, error) {
 	self, err := os.Executable()
 	if err != nil {
 		return nil, err
 	}
-	args := append([]string{"node", "--kubeconfig", filepath.Join(b.dir, "node-kubeconfig"),
+	args := append([]string{"node", "--kubeconfig", filepath.Join(b.dir, "node-simulator-kubeconfig"),
 		"--nodes", fmt.Sprint(n), "--name-prefix", "bench-node-"}, extra...)
 	proc := exec.Command(self, args...)
 	proc.Stdout, proc.Stderr = logf, logf

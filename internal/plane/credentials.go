@@ -5,6 +5,7 @@ import (
 	"os"
 
 	"github.com/svcplane/svcplane/internal/apiserver"
+	"github.com/svcplane/svcplane/internal/auth/node"
 	"github.com/svcplane/svcplane/internal/kubeconfig"
 	"github.com/svcplane/svcplane/internal/pki"
 )
@@ -38,16 +39,27 @@ func WriteKubeconfig(dataDir, path, user string, groups []string, server string)
 	return kubeconfig.Write(path, kubeconfig.Config{Server: server, CAFile: ca.CertFile, User: user, CertFile: certFile, KeyFile: keyFile})
 }
 
-// writeNodeKubeconfig mints the node agent's credentials: a client
+// writeNodeKubeconfigs mints the node agent's credentials: a client
 // certificate for user system:node:<NodeName> in group system:nodes, as a
-// kubelet's, in <data-dir>/node-kubeconfig.
-func (p *Plane) writeNodeKubeconfig() error {
-	s, user := p.Server, "system:node:"+p.Options.NodeName
-	cert, key, err := s.CA().EnsureClient(p.Options.PKIDir(), "node", user, []string{apiserver.GroupNodes})
+// kubelet's, in <data-dir>/node-kubeconfig (one node, under the Node
+// authorizer and NodeRestriction), and the node simulator's, user
+// svcplane:node-simulator in group svcplane:node-simulators (the
+// system:node role's rights for any number of nodes), in
+// <data-dir>/node-simulator-kubeconfig.
+func (p *Plane) writeNodeKubeconfigs() error {
+	if err := p.writeClientKubeconfig(p.NodeKubeconfig, "node", node.UserName(p.Options.NodeName), apiserver.GroupNodes); err != nil {
+		return err
+	}
+	return p.writeClientKubeconfig(p.NodeSimulatorKubeconfig, "node-simulator", apiserver.UserNodeSimulator, apiserver.GroupNodeSimulators)
+}
+
+func (p *Plane) writeClientKubeconfig(path, certName, user, group string) error {
+	s := p.Server
+	cert, key, err := s.CA().EnsureClient(p.Options.PKIDir(), certName, user, []string{group})
 	if err != nil {
 		return err
 	}
-	return kubeconfig.Write(p.NodeKubeconfig, kubeconfig.Config{
+	return kubeconfig.Write(path, kubeconfig.Config{
 		Server: s.URL, CAFile: s.CA().CertFile, User: user, CertFile: cert, KeyFile: key,
 	})
 }

@@ -17,8 +17,11 @@
 // took when it fails. The controller manager, local nodes and proxy start
 // in post-start hooks that return at once, so they never hold up /readyz;
 // the controllers run on the server's loopback client config under Lease
-// leader election, the nodes with the node credentials New mints into
-// <data-dir>/node-kubeconfig, the proxy with the admin kubeconfig. All of
+// leader election, one local node with the node credentials New mints into
+// <data-dir>/node-kubeconfig (a node identity: Node authorizer,
+// NodeRestriction), several with the node simulator's in
+// <data-dir>/node-simulator-kubeconfig, the proxy with the admin
+// kubeconfig. All of
 // them stop when Run's context ends. A proxy that cannot program the
 // kernel, or a DNS that cannot bind its port, logs why and leaves the
 // rest running. The API server package

@@ -2,8 +2,12 @@ package plane
 
 import (
 	"context"
+	"crypto/x509"
+	"encoding/pem"
 	"fmt"
 	"net/netip"
+	"os"
+	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -11,6 +15,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
+	"github.com/svcplane/svcplane/internal/auth/node"
 	"github.com/svcplane/svcplane/internal/node/agent"
 	"github.com/svcplane/svcplane/internal/version"
 )
@@ -157,7 +162,11 @@ func RunNodes(ctx context.Context, o *NodeOptions, cfg *rest.Config, defaultName
 	if err := o.Validate(); err != nil {
 		return err
 	}
-	ac, err := o.AgentConfig(cfg, o.Names(defaultName))
+	names := o.Names(defaultName)
+	if err := checkNodeCredentials(cfg, names); err != nil {
+		return err
+	}
+	ac, err := o.AgentConfig(cfg, names)
 	if err != nil {
 		return err
 	}
@@ -166,4 +175,31 @@ func RunNodes(ctx context.Context, o *NodeOptions, cfg *rest.Config, defaultName
 		return err
 	}
 	return a.Run(ctx)
+}
+
+// checkNodeCredentials refuses a node identity's client certificate
+// (CN system:node:<name>) for nodes other than that one node: the Node
+// authorizer and NodeRestriction would refuse most of their requests.
+func checkNodeCredentials(cfg *rest.Config, names []string) error {
+	certPEM := cfg.CertData
+	if len(certPEM) == 0 && cfg.CertFile != "" {
+		var err error
+		if certPEM, err = os.ReadFile(cfg.CertFile); err != nil {
+			return err
+		}
+	}
+	block, _ := pem.Decode(certPEM)
+	if block == nil {
+		return nil
+	}
+	cert, err := x509.ParseCertificate(block.Bytes)
+	if err != nil {
+		return nil
+	}
+	own, isNode := strings.CutPrefix(cert.Subject.CommonName, node.UserPrefix)
+	if !isNode || len(names) == 1 && names[0] == own {
+		return nil
+	}
+	return fmt.Errorf("the credentials of node %q cannot run nodes %s…: a node may act only as itself; use %s (the node simulator's) for other or several nodes",
+		own, names[0], NodeSimulatorKubeconfig)
 }

@@ -3,6 +3,10 @@ package plane
 import (
 	"slices"
 	"testing"
+
+	"k8s.io/client-go/rest"
+
+	"github.com/svcplane/svcplane/internal/pki"
 )
 
 func TestNodeNames(t *testing.T) {
@@ -49,5 +53,38 @@ func TestNodeCountIsChecked(t *testing.T) {
 	up.Nodes = 0
 	if err := up.Validate(); err != nil {
 		t.Errorf("svcplane up --nodes 0 runs no node: %v", err)
+	}
+}
+
+// A node's own credentials run that node only; the simulator's any.
+func TestCheckNodeCredentials(t *testing.T) {
+	dir := t.TempDir()
+	ca, err := pki.LoadOrCreateCA(dir, "test-ca")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfgFor := func(user, group string) *rest.Config {
+		cert, _, err := ca.EnsureClient(dir, "c-"+safeName(user), user, []string{group})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return &rest.Config{TLSClientConfig: rest.TLSClientConfig{CertFile: cert}}
+	}
+	n1 := cfgFor("system:node:n1", "system:nodes")
+	sim := cfgFor("svcplane:node-simulator", "svcplane:node-simulators")
+	for _, c := range []struct {
+		cfg   *rest.Config
+		names []string
+		ok    bool
+	}{
+		{n1, []string{"n1"}, true},
+		{n1, []string{"n2"}, false},
+		{n1, []string{"n1", "n2"}, false},
+		{sim, []string{"n1", "n2"}, true},
+		{&rest.Config{}, []string{"n1", "n2"}, true},
+	} {
+		if err := checkNodeCredentials(c.cfg, c.names); (err == nil) != c.ok {
+			t.Errorf("%v: %v, want ok=%v", c.names, err, c.ok)
+		}
 	}
 }

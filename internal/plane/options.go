@@ -105,7 +105,7 @@ func (o *Options) AddFlags(fss *cliflag.NamedFlagSets) {
 		return
 	}
 	fss.FlagSet("etcd").Lookup("etcd-servers").Hidden = true
-	fs.IntVar(&o.Nodes, "nodes", o.Nodes, "Local simulated nodes to run with the node credentials (0: none): --node-name, or <node-name>-<i> for several.")
+	fs.IntVar(&o.Nodes, "nodes", o.Nodes, "Local simulated nodes (0: none): --node-name on its node credentials, or <node-name>-<i> for several on the node simulator's (<data-dir>/node-simulator-kubeconfig).")
 	fs.StringVar(&o.ProxyMode, "proxy-mode", o.ProxyMode, "Service proxy of the local node run in this process: nftables, iptables, ipvs, userspace, or none. It needs root; without it up runs on and says why.")
 	fs = fss.FlagSet("dns")
 	fs.BoolVar(&o.DNSEnabled, "dns", o.DNSEnabled, "Run the cluster DNS in this process, behind kube-system/kube-dns (the tenth address of the service range).")
@@ -194,6 +194,16 @@ func (o *ControllerOptions) Config() (manager.Config, error) {
 
 // NodeKubeconfigPath is where the node credentials are written.
 func (o *Options) NodeKubeconfigPath() string { return filepath.Join(o.DataDir, "node-kubeconfig") }
+
+// NodeSimulatorKubeconfigPath is where the node simulator's credentials
+// (several nodes on one credential) are written.
+func (o *Options) NodeSimulatorKubeconfigPath() string {
+	return filepath.Join(o.DataDir, NodeSimulatorKubeconfig)
+}
+
+// NodeSimulatorKubeconfig is the node simulator's kubeconfig file in the
+// data dir.
+const NodeSimulatorKubeconfig = "node-simulator-kubeconfig"
 
 // DefaultNodeName is the host's name, lower-cased, as the kubelet's
 // default node name.

@@ -33,8 +33,9 @@ type Plane struct {
 	// Server is the API server; its post-start hooks start the rest.
 	Server  *apiserver.Server
 	Options *Options
-	// NodeKubeconfig is the path of the node credentials' kubeconfig.
-	NodeKubeconfig string
+	// NodeKubeconfig is the path of the node credentials' kubeconfig;
+	// NodeSimulatorKubeconfig that of the node simulator's.
+	NodeKubeconfig, NodeSimulatorKubeconfig string
 
 	loops *loops
 }
@@ -51,7 +52,8 @@ func New(ctx context.Context, o *Options) (*Plane, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &Plane{Server: s, Options: o, NodeKubeconfig: o.NodeKubeconfigPath(), loops: newLoops()}
+	p := &Plane{Server: s, Options: o, NodeKubeconfig: o.NodeKubeconfigPath(),
+		NodeSimulatorKubeconfig: o.NodeSimulatorKubeconfigPath(), loops: newLoops()}
 	if err := p.build(); err != nil {
 		s.Close()
 		return nil, err
@@ -60,10 +62,13 @@ func New(ctx context.Context, o *Options) (*Plane, error) {
 }
 
 func (p *Plane) build() error {
-	if err := p.writeNodeKubeconfig(); err != nil {
+	if err := p.writeNodeKubeconfigs(); err != nil {
 		return err
 	}
 	if err := p.Server.AddPreShutdownHook("stop-local-loops", p.loops.stop); err != nil {
+		return err
+	}
+	if err := p.addNodeSimulatorBinding(); err != nil {
 		return err
 	}
 	if err := p.addControllers(); err != nil {
@@ -120,7 +125,8 @@ func (p *Plane) addControllers() error {
 
 // addLocalNodes runs o.Nodes local simulated nodes (the first is
 // --node-name; a single one has the advertise address as its InternalIP)
-// with the node credentials once the server serves.
+// once the server serves: one on its own node credentials, more on the
+// node simulator's.
 func (p *Plane) addLocalNodes() error {
 	n, name := p.Options.Nodes, p.Options.NodeName
 	if n <= 0 {
@@ -131,7 +137,13 @@ func (p *Plane) addLocalNodes() error {
 	if n > 1 {
 		no.NamePrefix = name + "-"
 	}
-	cfg, err := clientcmd.BuildConfigFromFlags("", p.NodeKubeconfig)
+	// One node runs as itself (Node authorizer, NodeRestriction); more
+	// run on the node simulator's credentials.
+	creds := p.NodeKubeconfig
+	if n > 1 {
+		creds = p.NodeSimulatorKubeconfig
+	}
+	cfg, err := clientcmd.BuildConfigFromFlags("", creds)
 	if err != nil {
 		return err
 	}
@@ -148,6 +160,11 @@ func (p *Plane) addLocalNodes() error {
 	}
 	return p.Server.AddPostStartHook("start-node-agent", func(hc genericapiserver.PostStartHookContext) error {
 		p.loops.start(hc, func(ctx context.Context) {
+			if n > 1 {
+				// Several nodes act on the simulator's binding: start
+				// when it decides, not with a burst of 403s.
+				waitAuthorized(ctx, cfg, "list", "", "nodes", "", 30*time.Second)
+			}
 			if err := a.Run(ctx); err != nil {
 				klog.ErrorS(err, "Node agent stopped")
 			}

@@ -44,6 +44,11 @@ func TestNewMintsNodeCredentialsAndCloseReleases(t *testing.T) {
 	if _, ok := cfg.AuthInfos["system:node:n1"]; !ok || p.NodeKubeconfig != filepath.Join(o.DataDir, "node-kubeconfig") {
 		t.Errorf("node kubeconfig %s holds %v", p.NodeKubeconfig, cfg.AuthInfos)
 	}
+	if cfg, err = clientcmd.LoadFromFile(p.NodeSimulatorKubeconfig); err != nil {
+		t.Error(err)
+	} else if _, ok := cfg.AuthInfos["svcplane:node-simulator"]; !ok || p.NodeSimulatorKubeconfig != filepath.Join(o.DataDir, "node-simulator-kubeconfig") {
+		t.Errorf("node simulator kubeconfig %s holds %v", p.NodeSimulatorKubeconfig, cfg.AuthInfos)
+	}
 	p.Server.Close()
 	p.Server.Close() // a second Close does nothing
 	p2, err := New(context.Background(), o)

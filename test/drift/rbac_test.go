@@ -34,7 +34,7 @@ import (
 var (
 	readPods  = rbacv1.PolicyRule{Verbs: []string{"get"}, APIGroups: []string{""}, Resources: []string{"pods"}}
 	healthz   = rbacv1.PolicyRule{Verbs: []string{"get"}, NonResourceURLs: []string{"/healthz"}}
-	user      = rbacv1.Subject{Kind: "User", Name: "alice"}
+	alice     = rbacv1.Subject{Kind: "User", Name: "alice"}
 	group     = rbacv1.Subject{Kind: "Group", Name: "devs"}
 	sa        = rbacv1.Subject{Kind: "ServiceAccount", Name: "robot", Namespace: "ns"}
 	roleRef   = rbacv1.RoleRef{Kind: "Role", Name: "r"}
@@ -157,7 +157,7 @@ func TestRBACClusterRoleUpdateMatchesUpstream(t *testing.T) {
 
 func bindingCases() map[string]func(*rbacv1.RoleRef, *[]rbacv1.Subject) {
 	return map[string]func(*rbacv1.RoleRef, *[]rbacv1.Subject){
-		"user, group, service account": func(_ *rbacv1.RoleRef, s *[]rbacv1.Subject) { *s = []rbacv1.Subject{user, group, sa} },
+		"user, group, service account": func(_ *rbacv1.RoleRef, s *[]rbacv1.Subject) { *s = []rbacv1.Subject{alice, group, sa} },
 		"no subjects":                  func(_ *rbacv1.RoleRef, s *[]rbacv1.Subject) { *s = nil },
 		"roleRef ClusterRole":          func(r *rbacv1.RoleRef, _ *[]rbacv1.Subject) { *r = clusterRR },
 		"roleRef bad kind":             func(r *rbacv1.RoleRef, _ *[]rbacv1.Subject) { r.Kind = "Pod" },
@@ -193,7 +193,7 @@ func bindingCases() map[string]func(*rbacv1.RoleRef, *[]rbacv1.Subject) {
 			*s = []rbacv1.Subject{{Kind: "User", Name: "system:node:n1"}, {Kind: "User", Name: "Alice Smith/x"}}
 		},
 		"second subject bad": func(_ *rbacv1.RoleRef, s *[]rbacv1.Subject) {
-			*s = []rbacv1.Subject{user, {Kind: "ServiceAccount", Name: "robot", Namespace: "other"}, {Kind: "Bot"}}
+			*s = []rbacv1.Subject{alice, {Kind: "ServiceAccount", Name: "robot", Namespace: "other"}, {Kind: "Bot"}}
 		},
 	}
 }
@@ -227,7 +227,7 @@ func TestRBACBindingsMatchUpstream(t *testing.T) {
 	}
 	for name, mutate := range bindingCases() {
 		t.Run(name, func(t *testing.T) {
-			ref, subjects := roleRef, []rbacv1.Subject{user}
+			ref, subjects := roleRef, []rbacv1.Subject{alice}
 			mutate(&ref, &subjects)
 			check(t, metav1.ObjectMeta{Name: "b"}, ref, subjects)
 		})
@@ -254,7 +254,7 @@ func TestRBACBindingUpdatesMatchUpstream(t *testing.T) {
 	for name, mutate := range cases {
 		t.Run(name, func(t *testing.T) {
 			meta := metav1.ObjectMeta{Name: "b", Namespace: "ns", ResourceVersion: "1"}
-			old := &rbacv1.RoleBinding{ObjectMeta: meta, RoleRef: clusterRR, Subjects: []rbacv1.Subject{user}}
+			old := &rbacv1.RoleBinding{ObjectMeta: meta, RoleRef: clusterRR, Subjects: []rbacv1.Subject{alice}}
 			legacyscheme.Scheme.Default(old)
 			ref, subjects := old.RoleRef, append([]rbacv1.Subject(nil), old.Subjects...)
 			mutate(&ref, &subjects)

@@ -19,11 +19,12 @@ import (
 	"github.com/svcplane/svcplane/test/integration/framework"
 )
 
-// startAgent runs simulated nodes with the node credentials the server
-// minted; the returned function stops the agent (as killing it would).
+// startAgent runs simulated nodes with the node simulator's credentials
+// the server minted; the returned function stops the agent (as killing it
+// would).
 func startAgent(t *testing.T, s *framework.Server, names []string) (stop func()) {
 	t.Helper()
-	cfg, err := clientcmd.BuildConfigFromFlags("", s.Options.NodeKubeconfigPath())
+	cfg, err := clientcmd.BuildConfigFromFlags("", s.Options.NodeSimulatorKubeconfigPath())
 	if err != nil {
 		t.Fatal(err)
 	}

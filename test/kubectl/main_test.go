@@ -111,13 +111,13 @@ func skipShort(t *testing.T) {
 const simNodes = 3
 
 // startNodes runs `svcplane node` with three simulated nodes (zones a, b,
-// c) on the node credentials and waits until they are Ready.
+// c) on the node simulator's credentials and waits until they are Ready.
 func startNodes(bin, dir string) (*exec.Cmd, error) {
 	logf, err := os.Create(filepath.Join(dir, "node.log"))
 	if err != nil {
 		return nil, err
 	}
-	agent := exec.Command(bin, "node", "--kubeconfig", filepath.Join(dir, "data", "node-kubeconfig"),
+	agent := exec.Command(bin, "node", "--kubeconfig", filepath.Join(dir, "data", "node-simulator-kubeconfig"),
 		"--nodes", fmt.Sprint(simNodes), "--name-prefix", "kt-node-", "--zones", "a,b,c")
 	agent.Stdout, agent.Stderr = logf, logf
 	if err := agent.Start(); err != nil {

@@ -9,6 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/informers"
@@ -72,8 +73,15 @@ func New(cfg Config) (*Agent, error) {
 				o.FieldSelector = selector
 			}
 		}))
-	// Nodes are listed unfiltered (the selector above is for pods only).
-	nodeFactory := informers.NewSharedInformerFactory(cfg.Client, 0)
+	// Nodes are listed unfiltered (the selector above is for pods only),
+	// except a single node's own, which is all a node identity may read
+	// under the Node authorizer (as are its pods, spec.nodeName=<name>).
+	var nodeOpts []informers.SharedInformerOption
+	if len(cfg.Names) == 1 {
+		own := fields.OneTermEqualSelector("metadata.name", cfg.Names[0]).String()
+		nodeOpts = append(nodeOpts, informers.WithTweakListOptions(func(o *metav1.ListOptions) { o.FieldSelector = own }))
+	}
+	nodeFactory := informers.NewSharedInformerFactoryWithOptions(cfg.Client, 0, nodeOpts...)
 	podInf := a.informers.Core().V1().Pods().Informer()
 	nodeInf := nodeFactory.Core().V1().Nodes().Informer()
 	_ = podInf.SetTransform(dropManagedFields)
