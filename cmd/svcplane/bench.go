@@ -81,6 +81,7 @@ func newBenchServicesCommand() *cobra.Command {
 	f.BoolVar(&c.Protobuf, "protobuf", c.Protobuf, "Talk protobuf, as client-go programs of core types usually do (false: JSON, as kubectl).")
 	f.BoolVar(&c.Headless, "headless", false, "Create headless Services (no ClusterIP) for comparison.")
 	f.StringVar(&c.Kubeconfig, "kubeconfig", "", "Run against this running server instead of starting a fresh one (its default namespace must have no bench-* Services).")
+	f.StringVar(&c.As, "as", "", "Create the Services as this user (a client certificate bound to ClusterRole edit in default by a RoleBinding), so that RBAC decides every request; prints the server's authorization time per request.")
 	f.StringArrayVar(&c.ServerArgs, "server-arg", nil, "Extra flag for the server (repeatable; not split at commas), e.g. --server-arg=--service-ip-allocator=bitmap.")
 	return cmd
 }

@@ -9,6 +9,7 @@ import (
 	"k8s.io/apiserver/pkg/authorization/authorizerfactory"
 	authzunion "k8s.io/apiserver/pkg/authorization/union"
 	"k8s.io/client-go/informers"
+	"k8s.io/client-go/tools/cache"
 
 	"github.com/svcplane/svcplane/internal/auth/node"
 	"github.com/svcplane/svcplane/internal/auth/rbac"
@@ -45,6 +46,10 @@ const (
 )
 
 var authorizationModes = []string{ModeAlwaysAllow, ModeAlwaysDeny, ModeNode, ModeRBAC}
+
+// rbacCacheSize is how many recent RBAC decisions are remembered (until
+// any role or binding changes).
+const rbacCacheSize = 10000
 
 // validateAuthorizationModes checks --authorization-mode as kube-apiserver
 // does: known modes, each once, at least one.
@@ -102,7 +107,18 @@ func newAuthorizers(modes []string, f informers.SharedInformerFactory) (*authori
 		case ModeRBAC:
 			v1 := f.Rbac().V1()
 			out.rbac = rbac.New(rbac.FromListers(v1.Roles().Lister(), v1.ClusterRoles().Lister(), v1.RoleBindings().Lister(), v1.ClusterRoleBindings().Lister()))
-			chain, resolvers = append(chain, out.rbac), append(resolvers, out.rbac)
+			cached := rbac.NewCached(out.rbac, rbacCacheSize)
+			invalidate := cache.ResourceEventHandlerFuncs{
+				AddFunc:    func(interface{}) { cached.Invalidate() },
+				UpdateFunc: func(_, _ interface{}) { cached.Invalidate() },
+				DeleteFunc: func(interface{}) { cached.Invalidate() },
+			}
+			for _, inf := range []cache.SharedIndexInformer{v1.Roles().Informer(), v1.ClusterRoles().Informer(), v1.RoleBindings().Informer(), v1.ClusterRoleBindings().Informer()} {
+				if _, err := inf.AddEventHandler(invalidate); err != nil {
+					return nil, err
+				}
+			}
+			chain, resolvers = append(chain, cached), append(resolvers, out.rbac)
 		}
 	}
 	out.authorizer, out.rules = authzunion.New(chain...), authzunion.NewRuleResolvers(resolvers...)

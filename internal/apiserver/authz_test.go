@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apiserver/pkg/authentication/user"
 	"k8s.io/apiserver/pkg/authorization/authorizer"
 	"k8s.io/client-go/informers"
@@ -15,7 +17,7 @@ import (
 
 // bootstrapChain is the default chain (Node,RBAC) over informer stores
 // holding upstream's bootstrap policy, as a fresh server has it.
-func bootstrapChain(t *testing.T) *authorizers {
+func bootstrapChain(t testing.TB) (*authorizers, informers.SharedInformerFactory) {
 	t.Helper()
 	f := informers.NewSharedInformerFactory(fake.NewClientset(), 0)
 	a, err := newAuthorizers(NewOptions().AuthorizationModes, f)
@@ -39,11 +41,11 @@ func bootstrapChain(t *testing.T) *authorizers {
 			_ = v1.RoleBindings().Informer().GetStore().Add(&b)
 		}
 	}
-	return a
+	return a, f
 }
 
 func TestAuthorizationChain(t *testing.T) {
-	a := bootstrapChain(t)
+	a, _ := bootstrapChain(t)
 	u := func(name string, groups ...string) user.Info {
 		return &user.DefaultInfo{Name: name, Groups: append(groups, user.AllAuthenticated)}
 	}
@@ -136,5 +138,35 @@ func TestAuthorizationModes(t *testing.T) {
 		if tc.err == "" && err != nil || tc.err != "" && (err == nil || !strings.Contains(err.Error(), tc.err)) {
 			t.Errorf("%v: %v, want %q", tc.modes, err, tc.err)
 		}
+	}
+}
+
+// BenchmarkAuthorizeRBAC: one decision for a user allowed by a
+// RoleBinding to edit's rules, over upstream's bootstrap policy (the
+// decision `svcplane bench services --as` makes per request): the default
+// chain (its RBAC decisions cached) and RBAC resolution alone.
+func BenchmarkAuthorizeRBAC(b *testing.B) {
+	a, f := bootstrapChain(b)
+	// edit's rules come from aggregation: bind the aggregated role itself.
+	_ = f.Rbac().V1().RoleBindings().Informer().GetStore().Add(&rbacv1.RoleBinding{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "alice"},
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "system:aggregate-to-edit"},
+		Subjects:   []rbacv1.Subject{{Kind: rbacv1.UserKind, APIGroup: rbacv1.GroupName, Name: "alice"}}})
+	alice := &user.DefaultInfo{Name: "alice", Groups: []string{user.AllAuthenticated}}
+	attrs := authorizer.AttributesRecord{User: alice, Verb: "create", Resource: "services", Namespace: "default", ResourceRequest: true}
+	ctx := context.Background()
+	for _, bc := range []struct {
+		name string
+		a    authorizer.Authorizer
+	}{{"chain-cached", a.authorizer}, {"rbac-uncached", a.rbac}} {
+		b.Run(bc.name, func(b *testing.B) {
+			if d, _, _ := bc.a.Authorize(ctx, attrs); d != authorizer.DecisionAllow {
+				b.Fatalf("alice not allowed: %v", d)
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				bc.a.Authorize(ctx, attrs)
+			}
+		})
 	}
 }

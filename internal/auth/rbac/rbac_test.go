@@ -194,3 +194,42 @@ func TestEscalation(t *testing.T) {
 		t.Errorf("finalizer-only update: %v", err)
 	}
 }
+
+// TestCached: a cached decision holds until Invalidate; the cache tells
+// users, groups and requests apart.
+func TestCached(t *testing.T) {
+	counting := &countingSource{Source: fixture(t,
+		clusterRole("view", rule(l("get"), l(""), l("pods"))),
+		crb("devs-view", "view", rbacv1.Subject{Kind: "Group", Name: "devs"}))}
+	c := NewCached(New(counting), 100)
+	ask := func(u user.Info, verb string) authorizer.Decision {
+		d, _, _ := c.Authorize(context.Background(), authorizer.AttributesRecord{User: u, Verb: verb, Resource: "pods", Namespace: "ns", ResourceRequest: true})
+		return d
+	}
+	if ask(alice, "get") != authorizer.DecisionAllow || ask(alice, "get") != authorizer.DecisionAllow {
+		t.Fatal("alice (devs) may not get pods")
+	}
+	if counting.lists != 1 {
+		t.Errorf("two equal questions read the bindings %d times, want 1", counting.lists)
+	}
+	if ask(bob, "get") == authorizer.DecisionAllow || ask(alice, "delete") == authorizer.DecisionAllow {
+		t.Error("the cache mixed users or verbs up")
+	}
+	lists := counting.lists
+	c.Invalidate()
+	ask(alice, "get")
+	if counting.lists != lists+1 {
+		t.Errorf("after Invalidate the decision came from the cache")
+	}
+}
+
+// countingSource counts the ClusterRoleBinding lists.
+type countingSource struct {
+	Source
+	lists int
+}
+
+func (c *countingSource) ClusterRoleBindings() ([]*rbacv1.ClusterRoleBinding, error) {
+	c.lists++
+	return c.Source.ClusterRoleBindings()
+}
