@@ -118,13 +118,9 @@ func reconcileOnce(ctx context.Context, client kubernetes.Interface, p *Policy) 
 	return errors.Join(errs...)
 }
 
-// reconcileRole runs one role's reconciliation (the library's requests
-// carry no context: ctx is checked before it starts).
+// reconcileRole runs one role's reconciliation and logs what it did.
 func reconcileRole(ctx context.Context, kind, name string, opts reconciliation.ReconcileRoleOptions) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	err := retry.OnError(retry.DefaultBackoff, conflictOrUnavailable, func() error {
+	return reconcileOne(ctx, kind, name, func() error {
 		result, err := opts.Run()
 		if err != nil {
 			return err
@@ -139,18 +135,11 @@ func reconcileRole(ctx context.Context, kind, name string, opts reconciliation.R
 		}
 		return nil
 	})
-	if err != nil {
-		return fmt.Errorf("reconciling %s %s: %w", kind, name, err)
-	}
-	return nil
 }
 
-// reconcileBinding runs one binding's reconciliation, as reconcileRole.
+// reconcileBinding runs one binding's reconciliation and logs what it did.
 func reconcileBinding(ctx context.Context, kind, name string, opts reconciliation.ReconcileRoleBindingOptions) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	err := retry.OnError(retry.DefaultBackoff, conflictOrUnavailable, func() error {
+	return reconcileOne(ctx, kind, name, func() error {
 		result, err := opts.Run()
 		if err != nil {
 			return err
@@ -167,7 +156,16 @@ func reconcileBinding(ctx context.Context, kind, name string, opts reconciliatio
 		}
 		return nil
 	})
-	if err != nil {
+}
+
+// reconcileOne runs one object's reconciliation, retried on what upstream
+// retries (the library's requests carry no context: ctx is checked before
+// it starts).
+func reconcileOne(ctx context.Context, kind, name string, run func() error) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if err := retry.OnError(retry.DefaultBackoff, conflictOrUnavailable, run); err != nil {
 		return fmt.Errorf("reconciling %s %s: %w", kind, name, err)
 	}
 	return nil

@@ -15,22 +15,17 @@ import (
 
 // Definition returns the clusterroles resource.
 func Definition() *resource.Definition {
-	return &resource.Definition{
-		GroupVersion: rbacv1.SchemeGroupVersion, Kind: "ClusterRole",
-		Resource: "clusterroles", Singular: "clusterrole",
-		New:                 func() runtime.Object { return &rbacv1.ClusterRole{} },
-		NewList:             func() runtime.Object { return &rbacv1.ClusterRoleList{} },
-		NameValidation:      rbacutil.ValidateName,
-		AllowCreateOnUpdate: true,
+	return rbacutil.Role(&resource.Definition{
+		Kind: "ClusterRole", Resource: "clusterroles", Singular: "clusterrole",
+		New:     func() runtime.Object { return &rbacv1.ClusterRole{} },
+		NewList: func() runtime.Object { return &rbacv1.ClusterRoleList{} },
 		Validate: func(ctx context.Context, obj runtime.Object) field.ErrorList {
 			return Validate(obj.(*rbacv1.ClusterRole), false)
 		},
 		ValidateUpdate: func(ctx context.Context, obj, old runtime.Object) field.ErrorList {
 			return Validate(obj.(*rbacv1.ClusterRole), hasInvalidLabelValue(old.(*rbacv1.ClusterRole)))
 		},
-		Columns: rbacutil.CreatedAtColumns,
-		Row:     rbacutil.CreatedAtRow,
-	}
+	})
 }
 
 // Validate checks a ClusterRole beyond its object meta, as upstream's

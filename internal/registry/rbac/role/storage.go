@@ -13,19 +13,14 @@ import (
 
 // Definition returns the roles resource.
 func Definition() *resource.Definition {
-	return &resource.Definition{
-		GroupVersion: rbacv1.SchemeGroupVersion, Kind: "Role",
-		Resource: "roles", Singular: "role", Namespaced: true,
-		New:                 func() runtime.Object { return &rbacv1.Role{} },
-		NewList:             func() runtime.Object { return &rbacv1.RoleList{} },
-		NameValidation:      rbacutil.ValidateName,
-		AllowCreateOnUpdate: true,
+	return rbacutil.Role(&resource.Definition{
+		Kind: "Role", Resource: "roles", Singular: "role", Namespaced: true,
+		New:     func() runtime.Object { return &rbacv1.Role{} },
+		NewList: func() runtime.Object { return &rbacv1.RoleList{} },
 		Validate: func(ctx context.Context, obj runtime.Object) field.ErrorList {
 			return Validate(obj.(*rbacv1.Role))
 		},
-		Columns: rbacutil.CreatedAtColumns,
-		Row:     rbacutil.CreatedAtRow,
-	}
+	})
 }
 
 // Validate checks a Role beyond its object meta, as upstream's ValidateRole.

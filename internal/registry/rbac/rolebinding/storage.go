@@ -1,8 +1,6 @@
 package rolebinding
 
 import (
-	"context"
-
 	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -13,30 +11,14 @@ import (
 
 // Definition returns the rolebindings resource.
 func Definition() *resource.Definition {
-	return &resource.Definition{
-		GroupVersion: rbacv1.SchemeGroupVersion, Kind: "RoleBinding",
-		Resource: "rolebindings", Singular: "rolebinding", Namespaced: true,
-		New:                 func() runtime.Object { return &rbacv1.RoleBinding{} },
-		NewList:             func() runtime.Object { return &rbacv1.RoleBindingList{} },
-		NameValidation:      rbacutil.ValidateName,
-		AllowCreateOnUpdate: true,
-		Default: func(obj runtime.Object) {
-			b := obj.(*rbacv1.RoleBinding)
-			rbacutil.DefaultBinding(&b.RoleRef, b.Subjects)
-		},
-		Validate: func(ctx context.Context, obj runtime.Object) field.ErrorList {
-			return Validate(obj.(*rbacv1.RoleBinding))
-		},
-		ValidateUpdate: func(ctx context.Context, obj, old runtime.Object) field.ErrorList {
-			b := obj.(*rbacv1.RoleBinding)
-			return append(Validate(b), rbacutil.ValidateRoleRefUpdate(b.RoleRef, old.(*rbacv1.RoleBinding).RoleRef)...)
-		},
-		Columns: rbacutil.BindingColumns("roleBinding"),
-		Row: func(obj runtime.Object) []interface{} {
-			b := obj.(*rbacv1.RoleBinding)
-			return rbacutil.BindingRow(obj, b.RoleRef, b.Subjects)
-		},
-	}
+	return rbacutil.Binding(&resource.Definition{
+		Kind: "RoleBinding", Resource: "rolebindings", Singular: "rolebinding", Namespaced: true,
+		New:     func() runtime.Object { return &rbacv1.RoleBinding{} },
+		NewList: func() runtime.Object { return &rbacv1.RoleBindingList{} },
+	}, func(obj runtime.Object) (*rbacv1.RoleRef, []rbacv1.Subject) {
+		b := obj.(*rbacv1.RoleBinding)
+		return &b.RoleRef, b.Subjects
+	}, func(obj runtime.Object) field.ErrorList { return Validate(obj.(*rbacv1.RoleBinding)) }, "roleBinding")
 }
 
 // Validate checks a RoleBinding beyond its object meta, as upstream's
