@@ -19,6 +19,7 @@ require (
 	golang.org/x/term v0.39.0
 	golang.org/x/tools v0.40.0
 	google.golang.org/grpc v1.79.3
+	gopkg.in/go-jose/go-jose.v2 v2.6.3
 	k8s.io/api v0.36.3
 	k8s.io/apimachinery v0.36.3
 	k8s.io/apiserver v0.36.3
