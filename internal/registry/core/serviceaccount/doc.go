@@ -1,2 +1,4 @@
-// Package serviceaccount defines the serviceaccounts resource.
+// Package serviceaccount defines the serviceaccounts resource and its
+// token subresource (TokenRequest, as upstream's
+// pkg/registry/core/serviceaccount/storage/token.go).
 package serviceaccount
