@@ -17,8 +17,10 @@ import (
 // --client-ca-file and --token-auth-file do. With anonymous (kube-apiserver's
 // --anonymous-auth, on by default) a request with no credentials is
 // system:anonymous in system:unauthenticated; bad credentials are 401
-// either way.
-func newAuthenticator(clientCA dynamiccertificates.CAContentProvider, tokenFile string, anonymous bool) (authenticator.Request, error) {
+// either way. serviceAccounts (nil: none) authenticates ServiceAccount
+// tokens; the token file's tokens are good for every one of apiAudiences,
+// as kube-apiserver's audience-agnostic authenticators.
+func newAuthenticator(clientCA dynamiccertificates.CAContentProvider, tokenFile string, anonymous bool, serviceAccounts authenticator.Token, apiAudiences authenticator.Audiences) (authenticator.Request, error) {
 	auths := []authenticator.Request{
 		newCachedCertAuthenticator(x509request.NewDynamic(clientCA.VerifyOptions, x509request.CommonNameUserConversion), clientCA),
 	}
@@ -27,7 +29,10 @@ func newAuthenticator(clientCA dynamiccertificates.CAContentProvider, tokenFile 
 		if err != nil {
 			return nil, err
 		}
-		auths = append(auths, bearertoken.New(tokens))
+		auths = append(auths, bearertoken.New(authenticator.WrapAudienceAgnosticToken(apiAudiences, tokens)))
+	}
+	if serviceAccounts != nil {
+		auths = append(auths, bearertoken.New(serviceAccounts))
 	}
 	authn := group.NewAuthenticatedGroupAdder(union.New(auths...))
 	if anonymous {

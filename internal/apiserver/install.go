@@ -18,6 +18,7 @@ import (
 	"github.com/svcplane/svcplane/internal/registry/core/namespace"
 	"github.com/svcplane/svcplane/internal/registry/core/pod"
 	"github.com/svcplane/svcplane/internal/registry/core/replicationcontroller"
+	"github.com/svcplane/svcplane/internal/registry/core/serviceaccount"
 	"github.com/svcplane/svcplane/internal/registry/resource"
 )
 
@@ -28,9 +29,10 @@ import (
 // resource ("services", "ipaddresses.networking.k8s.io"), for the wiring
 // between resources (services → IPAddress objects).
 //
-// esc guards the RBAC resources' writes; extra are storages that no
+// esc guards the RBAC resources' writes; tokens (nil: none) configures
+// serviceaccounts/token; extra are storages that no
 // definition describes (the create-only reviews), by group version.
-func apiGroups(defs []*resource.Definition, scheme *runtime.Scheme, codecs serializer.CodecFactory, optsGetter generic.RESTOptionsGetter, byResource map[string]map[string]rest.Storage, esc *rbac.Escalation, extra map[schema.GroupVersion]map[string]rest.Storage) (*genericapiserver.APIGroupInfo, []*genericapiserver.APIGroupInfo, error) {
+func apiGroups(defs []*resource.Definition, scheme *runtime.Scheme, codecs serializer.CodecFactory, optsGetter generic.RESTOptionsGetter, byResource map[string]map[string]rest.Storage, esc *rbac.Escalation, tokens *serviceaccount.TokenConfig, extra map[schema.GroupVersion]map[string]rest.Storage) (*genericapiserver.APIGroupInfo, []*genericapiserver.APIGroupInfo, error) {
 	infos := map[string]*genericapiserver.APIGroupInfo{}
 	var order []string
 	versionMap := func(gv schema.GroupVersion) map[string]rest.Storage {
@@ -47,7 +49,7 @@ func apiGroups(defs []*resource.Definition, scheme *runtime.Scheme, codecs seria
 		return info.VersionedResourcesStorageMap[gv.Version]
 	}
 	for _, def := range defs {
-		storages, err := storageFor(def, scheme, optsGetter, esc)
+		storages, err := storageFor(def, scheme, optsGetter, esc, tokens)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -85,8 +87,9 @@ func apiGroups(defs []*resource.Definition, scheme *runtime.Scheme, codecs seria
 
 // storageFor returns the REST storage of a resource and its subresources,
 // keyed by path ("pods", "pods/status", …).
-// The RBAC resources' writes go through esc's escalation check.
-func storageFor(def *resource.Definition, scheme *runtime.Scheme, optsGetter generic.RESTOptionsGetter, esc *rbac.Escalation) (map[string]rest.Storage, error) {
+// The RBAC resources' writes go through esc's escalation check;
+// serviceaccounts/token issues tokens as tokens says.
+func storageFor(def *resource.Definition, scheme *runtime.Scheme, optsGetter generic.RESTOptionsGetter, esc *rbac.Escalation, tokens *serviceaccount.TokenConfig) (map[string]rest.Storage, error) {
 	main, err := resource.NewStore(def, scheme, optsGetter)
 	if err != nil {
 		return nil, err
@@ -103,6 +106,10 @@ func storageFor(def *resource.Definition, scheme *runtime.Scheme, optsGetter gen
 		out["deployments/scale"] = resource.NewScaleREST(main, deployment.Scale)
 	case "replicationcontrollers":
 		out["replicationcontrollers/scale"] = resource.NewScaleREST(main, replicationcontroller.Scale)
+	case "serviceaccounts":
+		if tokens != nil {
+			out["serviceaccounts/token"] = serviceaccount.NewTokenREST(main, *tokens)
+		}
 	case "replicasets.apps":
 		out["replicasets/scale"] = resource.NewScaleREST(main, replicaset.Scale)
 	case "roles.rbac.authorization.k8s.io", "clusterroles.rbac.authorization.k8s.io",

@@ -58,6 +58,9 @@ type Options struct {
 
 	// StorageSecurity: etcd TLS, encryption at rest, audit.
 	StorageSecurity StorageSecurity
+
+	// ServiceAccounts: the ServiceAccount token keys, issuers, audiences.
+	ServiceAccounts ServiceAccountOptions
 }
 
 // Service IP allocator modes.
@@ -70,6 +73,7 @@ const (
 func NewOptions() *Options {
 	return &Options{
 		StorageSecurity: NewStorageSecurity(),
+		ServiceAccounts: NewServiceAccountOptions(),
 		DataDir:         "svcplane-data",
 		SecurePort:      6443,
 		AnonymousAuth:   true,
@@ -118,6 +122,7 @@ func (o *Options) AddFlags(fss *cliflag.NamedFlagSets) {
 	fss.FlagSet("authentication").BoolVar(&o.AnonymousAuth, "anonymous-auth", o.AnonymousAuth, "Enables anonymous requests to the secure port of the API server. Requests that are not rejected by another authentication method are treated as anonymous requests. Anonymous requests have a username of system:anonymous, and a group name of system:unauthenticated.")
 	fss.FlagSet("authentication").StringVar(&o.TokenAuthFile, "token-auth-file", o.TokenAuthFile, "If set, the file that will be used to secure the secure port of the API server via token authentication.")
 	fss.FlagSet("authorization").StringSliceVar(&o.AuthorizationModes, "authorization-mode", o.AuthorizationModes, "Ordered list of plug-ins to do authorization on secure port. Elements of this list may be: "+strings.Join(authorizationModes, ", ")+". (svcplane's default is kubeadm's Node,RBAC; members of system:masters are always allowed.)")
+	o.addServiceAccountFlags(fss)
 	o.addStorageSecurityFlags(fss)
 }
 
@@ -177,6 +182,7 @@ func (o *Options) Validate() error {
 	if o.DataDir == "" {
 		errs = append(errs, fmt.Errorf("--data-dir must not be empty"))
 	}
+	errs = append(errs, o.validateServiceAccounts()...)
 	errs = append(errs, o.validateStorageSecurity()...)
 	if len(errs) == 0 {
 		return nil

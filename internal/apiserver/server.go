@@ -2,6 +2,7 @@ package apiserver
 
 import (
 	"context"
+	"crypto"
 	"fmt"
 	"net"
 	"net/http"
@@ -63,12 +64,16 @@ type Server struct {
 	// EtcdEndpoints are the client URLs of the etcd in use (the embedded
 	// member's when no --etcd-servers were given).
 	EtcdEndpoints []string
+	// ServiceAccountKey signs ServiceAccount tokens (the legacy token
+	// controller fills Secrets with it).
+	ServiceAccountKey crypto.PrivateKey
 
 	generic *genericapiserver.GenericAPIServer
 	// stopEvents shuts down the repair loops' event broadcaster.
 	stopEvents func()
 	etcd       *etcd.Embedded
 	ca         *pki.CA
+	clientCA   dynamiccertificates.CAContentProvider
 	lock       *datadir.Lock
 }
 
@@ -144,6 +149,16 @@ func (s *Server) build(o *Options, endpoints []string) error {
 		return err
 	}
 	config.SharedInformerFactory = informers.NewSharedInformerFactory(client, 10*time.Minute)
+	saTokens, err := loadServiceAccountTokens(o)
+	if err != nil {
+		return err
+	}
+	s.ServiceAccountKey = saTokens.key
+	config.Authentication.APIAudiences = saTokens.audiences
+	if config.Authentication.Authenticator, err = newAuthenticator(s.clientCA, o.TokenAuthFile, o.AnonymousAuth,
+		saTokens.authenticator(client, config.SharedInformerFactory), saTokens.audiences); err != nil {
+		return err
+	}
 	authz, err := newAuthorizers(o.AuthorizationModes, config.SharedInformerFactory)
 	if err != nil {
 		return err
@@ -158,10 +173,13 @@ func (s *Server) build(o *Options, endpoints []string) error {
 	}
 	byResource := map[string]map[string]rest.Storage{}
 	extra := reviewStorages(authz, config.Authentication.Authenticator, config.Authentication.APIAudiences)
-	core, named, err := apiGroups(defs, scheme, codecs, config.RESTOptionsGetter, byResource, authz.escalation(config.SharedInformerFactory), extra)
+	tokens := saTokens.tokenConfig()
+	core, named, err := apiGroups(defs, scheme, codecs, config.RESTOptionsGetter, byResource, authz.escalation(config.SharedInformerFactory), &tokens, extra)
 	if err != nil {
 		return err
 	}
+	wireTokenREST(byResource)
+	saTokens.installOpenIDMetadata(generic, config.ExternalAddress)
 	loops := repairLoops{}
 	if s.ServiceAllocators, loops, err = wireServices(o, byResource, config.RESTOptionsGetter, config.SharedInformerFactory, client); err != nil {
 		return err
@@ -244,9 +262,9 @@ func (s *Server) applyServing(o *Options, c *genericapiserver.Config) error {
 	if err := c.Authentication.ApplyClientCert(clientCA, c.SecureServing); err != nil {
 		return err
 	}
-	if c.Authentication.Authenticator, err = newAuthenticator(clientCA, o.TokenAuthFile, o.AnonymousAuth); err != nil {
-		return err
-	}
+	// The authenticator is built once the informers exist (ServiceAccount
+	// tokens read them).
+	s.clientCA = clientCA
 	_, port, err := c.SecureServing.HostPort()
 	if err != nil {
 		return err
