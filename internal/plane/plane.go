@@ -106,6 +106,8 @@ func (p *Plane) addControllers() error {
 	if conf.RootCA, err = os.ReadFile(p.Server.CA().CertFile); err != nil {
 		return err
 	}
+	// serviceaccount-token-controller signs with the server's key.
+	conf.ServiceAccountKey = p.Server.ServiceAccountKey
 	return p.Server.AddPostStartHook("start-controllers", func(hc genericapiserver.PostStartHookContext) error {
 		p.loops.start(hc, func(ctx context.Context) {
 			creds := func(id manager.Identity) (*rest.Config, error) { return p.identityConfig(hc.LoopbackClientConfig, id) }

@@ -2,6 +2,7 @@ package manager
 
 import (
 	"context"
+	"crypto"
 	"fmt"
 	"net/netip"
 	"os"
@@ -21,6 +22,7 @@ import (
 	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
 
+	sa "github.com/svcplane/svcplane/internal/auth/serviceaccount"
 	"github.com/svcplane/svcplane/internal/controller/clusterroleaggregation"
 	"github.com/svcplane/svcplane/internal/controller/deployment"
 	"github.com/svcplane/svcplane/internal/controller/endpoints"
@@ -35,6 +37,7 @@ import (
 	"github.com/svcplane/svcplane/internal/controller/rootcacertpublisher"
 	"github.com/svcplane/svcplane/internal/controller/scheduler"
 	"github.com/svcplane/svcplane/internal/controller/serviceaccount"
+	"github.com/svcplane/svcplane/internal/controller/serviceaccounttoken"
 	"github.com/svcplane/svcplane/internal/controller/servicecidr"
 )
 
@@ -56,6 +59,10 @@ type Config struct {
 	// every namespace's kube-root-ca.crt (kube-controller-manager's
 	// --root-ca-file); empty disables root-ca-cert-publisher.
 	RootCA []byte
+	// ServiceAccountKey signs the tokens of legacy token Secrets
+	// (kube-controller-manager's --service-account-private-key-file); nil
+	// disables serviceaccount-token-controller.
+	ServiceAccountKey crypto.PrivateKey
 }
 
 // Deps is what controllers are built from.
@@ -92,6 +99,22 @@ func All() []Controller {
 		{Name: "serviceaccount-controller", ServiceAccount: "service-account-controller", Aliases: []string{"serviceaccount"}, Start: func(ctx context.Context, d Deps) {
 			i := d.Informers.Core().V1()
 			go serviceaccount.New(d.Client, i.Namespaces(), i.ServiceAccounts(), serviceaccount.DefaultServiceAccounts).Run(ctx, 1)
+		}},
+		// No own identity: kube-controller-manager runs the tokens
+		// controller with its root credentials (the other controllers'
+		// ServiceAccount credentials depended on it).
+		{Name: "serviceaccount-token-controller", Aliases: []string{"serviceaccount-token"}, Start: func(ctx context.Context, d Deps) {
+			if d.Config.ServiceAccountKey == nil {
+				klog.InfoS("No service account key; serviceaccount-token-controller not started")
+				return
+			}
+			gen, err := sa.NewGenerator(sa.LegacyIssuer, d.Config.ServiceAccountKey)
+			if err != nil {
+				klog.ErrorS(err, "serviceaccount-token-controller not started")
+				return
+			}
+			i := d.Informers.Core().V1()
+			go serviceaccounttoken.New(d.Client, i.Secrets(), i.ServiceAccounts(), gen, d.Config.RootCA).Run(ctx, 5)
 		}},
 		{Name: "root-ca-certificate-publisher-controller", ServiceAccount: "root-ca-cert-publisher", Aliases: []string{"root-ca-cert-publisher"}, Start: func(ctx context.Context, d Deps) {
 			if len(d.Config.RootCA) == 0 {
