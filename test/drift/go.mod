@@ -68,6 +68,7 @@ replace k8s.io/streaming => k8s.io/streaming v0.36.3
 
 require (
 	github.com/svcplane/svcplane v0.0.0
+	gopkg.in/go-jose/go-jose.v2 v2.6.3
 	k8s.io/api v0.36.3
 	k8s.io/apimachinery v0.36.3
 	k8s.io/apiserver v0.36.3
