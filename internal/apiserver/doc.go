@@ -4,8 +4,11 @@
 // It owns the runtime scheme (the external k8s.io/api types, registered a
 // second time under the internal version so that the generic machinery treats
 // them as their own hub), the etcd storage factory with kube-apiserver's key
-// layout, authentication (client certificates, a static token file and the
-// loopback token), the authorization chain (system:masters, then
+// layout, authentication (client certificates, a static token file,
+// ServiceAccount tokens signed with <data-dir>/pki/sa.key or
+// --service-account-signing-key-file, and the loopback token), the
+// serviceaccounts/token subresource and the issuer discovery documents, the
+// authorization chain (system:masters, then
 // --authorization-mode: Node, upstream's Node authorizer from
 // internal/auth/node; RBAC over informers; AlwaysAllow/Deny), admission
 // (NamespaceLifecycle, NodeRestriction), the RBAC API's escalation guard, the review resources, upstream's RBAC
