@@ -7,6 +7,7 @@ import (
 	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
+	authenticationv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -16,7 +17,8 @@ import (
 
 // TestRestartKeepsObjectsInKubernetesLayout stores objects, checks their
 // etcd keys and protobuf encoding, restarts the server on the same data dir
-// and finds them again.
+// and finds them again; a ServiceAccount token minted before the restart
+// still authenticates (the signing key is made once in <data-dir>/pki).
 func TestRestartKeepsObjectsInKubernetesLayout(t *testing.T) {
 	skipShort(t)
 	dir := t.TempDir()
@@ -28,6 +30,8 @@ func TestRestartKeepsObjectsInKubernetesLayout(t *testing.T) {
 	get(c.CoreV1().Services("default").Create(ctx, &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: "keep"},
 		Spec: corev1.ServiceSpec{Ports: []corev1.ServicePort{{Port: 80}}}}, metav1.CreateOptions{}))(t)
 	get(c.CoreV1().Nodes().Create(ctx, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n1"}}, metav1.CreateOptions{}))(t)
+	get(c.CoreV1().ServiceAccounts("default").Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "keeper"}}, metav1.CreateOptions{}))(t)
+	token := get(c.CoreV1().ServiceAccounts("default").CreateToken(ctx, "keeper", &authenticationv1.TokenRequest{}, metav1.CreateOptions{}))(t).Status.Token
 
 	ec := etcdClient(t, dir)
 	for _, key := range []string{"/registry/services/specs/default/keep", "/registry/minions/n1", "/registry/namespaces/kube-system"} {
@@ -50,6 +54,11 @@ func TestRestartKeepsObjectsInKubernetesLayout(t *testing.T) {
 		t.Fatalf("service after restart: %+v", svc.Spec)
 	}
 	get(s.Client.CoreV1().Nodes().Get(ctx, "n1", metav1.GetOptions{}))(t)
+	r := get(s.Client.AuthenticationV1().TokenReviews().Create(ctx,
+		&authenticationv1.TokenReview{Spec: authenticationv1.TokenReviewSpec{Token: token}}, metav1.CreateOptions{}))(t)
+	if !r.Status.Authenticated || r.Status.User.Username != "system:serviceaccount:default:keeper" {
+		t.Fatalf("token minted before the restart: %+v", r.Status)
+	}
 }
 
 // etcdClient connects to the embedded etcd of the server whose data dir is
