@@ -30,7 +30,9 @@ var apiAuds = authenticator.Audiences{issuer}
 // fakeGetter holds objects by kind/namespace/name.
 type fakeGetter map[string]interface{}
 
-func notFound(r, name string) error { return apierrors.NewNotFound(schema.GroupResource{Resource: r}, name) }
+func notFound(r, name string) error {
+	return apierrors.NewNotFound(schema.GroupResource{Resource: r}, name)
+}
 
 func (f fakeGetter) GetServiceAccount(_ context.Context, ns, name string) (*corev1.ServiceAccount, error) {
 	if o, ok := f["sa/"+ns+"/"+name]; ok {

@@ -3,8 +3,8 @@ package serviceaccount
 import (
 	"context"
 	"crypto/rand"
-	"encoding/base64"
 	"crypto/rsa"
+	"encoding/base64"
 	"strings"
 	"testing"
 	"time"
@@ -41,14 +41,13 @@ func (w *warnings) AddWarning(_, text string) { *w = append(*w, text) }
 
 const iss = "https://kubernetes.default.svc.cluster.local"
 
-func newREST(t *testing.T, maxExp time.Duration) (*TokenREST, *clocktesting.FakePassiveClock, sa.PublicKey) {
+func newREST(t *testing.T, maxExp time.Duration) (*TokenREST, *clocktesting.FakePassiveClock) {
 	t.Helper()
 	key, err := rsa.GenerateKey(rand.Reader, 2048)
 	if err != nil {
 		t.Fatal(err)
 	}
 	gen, _ := sa.NewGenerator(iss, key)
-	pub, _ := sa.NewPublicKey(key)
 	clk := clocktesting.NewFakePassiveClock(time.Unix(1_700_000_000, 0))
 	r := NewTokenREST(getter{"serviceaccounts", map[string]runtime.Object{"default": &corev1.ServiceAccount{
 		ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "default", UID: "sa-uid"}}}},
@@ -59,7 +58,7 @@ func newREST(t *testing.T, maxExp time.Duration) (*TokenREST, *clocktesting.Fake
 		"other": &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "other", UID: "o"}, Spec: corev1.PodSpec{ServiceAccountName: "robot"}},
 	}}
 	r.Secrets, r.Nodes = getter{"secrets", nil}, getter{"nodes", nil}
-	return r, clk, pub
+	return r, clk
 }
 
 func TestTokenRequest(t *testing.T) {
@@ -98,7 +97,7 @@ func TestTokenRequest(t *testing.T) {
 			err: `cannot bind token to object of type /v1, Kind=ConfigMap`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			r, clk, _ := newREST(t, tc.maxExp)
+			r, clk := newREST(t, tc.maxExp)
 			var w warnings
 			ctx := warning.WithWarningRecorder(genericapirequest.WithNamespace(context.Background(), "ns"), &w)
 			out, err := r.Create(ctx, "default", &authenticationv1.TokenRequest{ObjectMeta: tc.meta, Spec: tc.spec}, nil, &metav1.CreateOptions{})
