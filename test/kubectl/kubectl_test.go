@@ -3,6 +3,7 @@ package kubectl
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"maps"
@@ -165,6 +166,16 @@ func scenario(t *testing.T, bin, ns string) {
 			t.Errorf("get --chunk-size=1: no %s in %q", n, chunked)
 		}
 	}
+
+	// ServiceAccount tokens: `kubectl create token` posts a TokenRequest.
+	c.ok("create", "serviceaccount", "robot")
+	token := strings.Split(strings.TrimSpace(c.ok("create", "token", "robot", "--duration=15m", "--audience=api")), ".")
+	if payload, err := base64.RawURLEncoding.DecodeString(token[min(1, len(token)-1)]); len(token) != 3 || err != nil ||
+		!strings.Contains(string(payload), `"aud":["api"]`) || !strings.Contains(string(payload), `"sub":"system:serviceaccount:`+ns+`:robot"`) {
+		t.Errorf("create token: %q (%v)", payload, err)
+	}
+	contains(t, "create token --duration=1m", c.fails("create", "token", "robot", "--duration=1m"),
+		"spec.expirationSeconds: Invalid value: 60: may not specify a duration less than 10 minutes")
 
 	watchConfigMaps(t, c)
 
