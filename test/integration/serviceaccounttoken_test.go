@@ -174,3 +174,51 @@ func testLegacyTokenSecret(t *testing.T, ns, user string) {
 		return !review(t, token).Authenticated
 	})
 }
+
+// TestNodeServiceAccountTokens: a node identity (Node authorizer and
+// NodeRestriction) gets a token for the ServiceAccount of a pod bound to
+// it, bound to that pod, carrying its node's claims; not one bound to
+// nothing, nor for a pod of another node.
+func TestNodeServiceAccountTokens(t *testing.T) {
+	skipShort(t)
+	admin := server.Client
+	ns := newNamespace(t, admin)
+	eventually(t, "the default ServiceAccount", func() bool {
+		_, err := admin.CoreV1().ServiceAccounts(ns).Get(ctx, "default", metav1.GetOptions{})
+		return err == nil
+	})
+	const name = "satoken-n1"
+	node := get(admin.CoreV1().Nodes().Create(ctx, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name}}, metav1.CreateOptions{}))(t)
+	other := get(admin.CoreV1().Nodes().Create(ctx, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "satoken-n2"}}, metav1.CreateOptions{}))(t)
+	t.Cleanup(func() {
+		_ = admin.CoreV1().Nodes().Delete(ctx, node.Name, metav1.DeleteOptions{})
+		_ = admin.CoreV1().Nodes().Delete(ctx, other.Name, metav1.DeleteOptions{})
+	})
+	newPod := func(podName, nodeName string) *corev1.Pod {
+		return get(admin.CoreV1().Pods(ns).Create(ctx, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: podName},
+			Spec: corev1.PodSpec{NodeName: nodeName, ServiceAccountName: "default",
+				Containers: []corev1.Container{{Name: "c", Image: "registry.k8s.io/pause:3.10"}}}}, metav1.CreateOptions{}))(t)
+	}
+	mine, theirs := newPod("mine", name), newPod("theirs", other.Name)
+	nc := nodeClient(t, name)
+	bound := func(p *corev1.Pod) *authenticationv1.TokenRequest {
+		return &authenticationv1.TokenRequest{Spec: authenticationv1.TokenRequestSpec{BoundObjectRef: &authenticationv1.BoundObjectReference{
+			Kind: "Pod", APIVersion: "v1", Name: p.Name, UID: p.UID}}}
+	}
+	var tr *authenticationv1.TokenRequest
+	eventually(t, "the node gets a token bound to its pod", func() bool {
+		var err error
+		tr, err = nc.CoreV1().ServiceAccounts(ns).CreateToken(ctx, "default", bound(mine), metav1.CreateOptions{})
+		return err == nil
+	})
+	st := review(t, tr.Status.Token)
+	if !st.Authenticated || strings.Join(st.User.Extra["authentication.kubernetes.io/node-name"], "") != name ||
+		strings.Join(st.User.Extra["authentication.kubernetes.io/node-uid"], "") != string(node.UID) ||
+		strings.Join(st.User.Extra["authentication.kubernetes.io/pod-name"], "") != "mine" {
+		t.Fatalf("TokenReview of the node's token: %+v", st)
+	}
+	_, err := nc.CoreV1().ServiceAccounts(ns).CreateToken(ctx, "default", &authenticationv1.TokenRequest{}, metav1.CreateOptions{})
+	forbidden(t, "a token bound to nothing", err, "node requested token not bound to a pod")
+	_, err = nc.CoreV1().ServiceAccounts(ns).CreateToken(ctx, "default", bound(theirs), metav1.CreateOptions{})
+	forbidden(t, "a token bound to another node's pod", err, "node requested token bound to a pod scheduled on a different node")
+}
