@@ -72,12 +72,18 @@ func loadServiceAccountTokens(o *Options) (*serviceAccountTokens, error) {
 // the informers of f (the client reads what they do not have yet),
 // successes cached for 10 s.
 func (t *serviceAccountTokens) authenticator(client kubernetes.Interface, f informers.SharedInformerFactory) authenticator.Token {
+	return tokencache.New(t.uncachedAuthenticator(client, f), false, saTokenSuccessTTL, saTokenFailureTTL)
+}
+
+// uncachedAuthenticator checks every token in full: the legacy and the
+// bound authenticators.
+func (t *serviceAccountTokens) uncachedAuthenticator(client kubernetes.Interface, f informers.SharedInformerFactory) authenticator.Token {
 	getter := sa.NewGetter(client, f)
 	clk := clock.RealClock{}
 	bound := sa.NewJWTAuthenticator[sa.PrivateClaims](t.issuers, t.keys, t.audiences, sa.NewBoundValidator(getter, clk))
 	legacy := sa.NewJWTAuthenticator[sa.LegacyPrivateClaims]([]string{sa.LegacyIssuer}, t.keys, t.audiences,
 		sa.NewLegacyValidator(getter, client.CoreV1(), clk))
-	return tokencache.New(tokenunion.New(legacy, bound), false, saTokenSuccessTTL, saTokenFailureTTL)
+	return tokenunion.New(legacy, bound)
 }
 
 // tokenConfig is serviceaccounts/token's configuration.
