@@ -199,6 +199,7 @@ func (s *Server) build(o *Options, endpoints []string) error {
 		})
 	}
 	addBootstrapHooks(generic, client, o, loops)
+	addStartupMemoryRelease(generic, client)
 	generic.AddPostStartHookOrDie(bootstrappolicy.PostStartHookName, func(hc genericapiserver.PostStartHookContext) error {
 		return bootstrappolicy.Reconcile(hc, client)
 	})
