@@ -67,6 +67,19 @@ func TestRBACAuthorization(t *testing.T) {
 		t.Errorf("view lets carol list secrets: %v", err)
 	}
 
+	// edit may not write bindings at all (RBAC's 403, before any
+	// escalation check).
+	_, erin := userClient(t, "erin-editor")
+	get(admin.RbacV1().RoleBindings(ns).Create(ctx, binding("erin-edit", "edit", rbacv1.Subject{Kind: "User", APIGroup: rbacv1.GroupName, Name: "erin-editor"}), metav1.CreateOptions{}))(t)
+	eventually(t, "erin may list pods as an editor", func() bool {
+		_, err := erin.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{})
+		return err == nil
+	})
+	_, err = erin.RbacV1().RoleBindings(ns).Create(ctx, binding("grab", "cluster-admin", rbacv1.Subject{Kind: "User", APIGroup: rbacv1.GroupName, Name: "erin-editor"}), metav1.CreateOptions{})
+	if !apierrors.IsForbidden(err) || !strings.Contains(err.Error(), `User "erin-editor" cannot create resource "rolebindings" in API group "rbac.authorization.k8s.io" in the namespace "`+ns+`"`) {
+		t.Errorf("edit user binding cluster-admin: %v", err)
+	}
+
 	// An admin of ns may bind view but not cluster-admin.
 	_, dave := userClient(t, "dave")
 	get(admin.RbacV1().RoleBindings(ns).Create(ctx, binding("dave-admin", "admin", rbacv1.Subject{Kind: "User", APIGroup: rbacv1.GroupName, Name: "dave"}), metav1.CreateOptions{}))(t)
