@@ -46,6 +46,10 @@ import (
 	"github.com/svcplane/svcplane/internal/version"
 )
 
+// httpShutdownTimeout bounds the HTTP server's shutdown at a stop (after
+// requests have drained): lingering idle-less connections are closed then.
+const httpShutdownTimeout = 10 * time.Second
+
 // Server is a configured, not yet running, API server.
 type Server struct {
 	Options *Options
@@ -171,6 +175,13 @@ func (s *Server) build(o *Options, endpoints []string) error {
 	if err != nil {
 		return err
 	}
+	// The HTTP server's shutdown starts once in-flight requests have
+	// drained and watches were told to end; it then only waits for
+	// connections to go idle. kube-apiserver allows its request timeout
+	// (60 s); an HA start-stop test under load saw, rarely, a connection
+	// that never reported idle (no request or stream left on it) hold a
+	// stop for the full 60 s.
+	generic.ShutdownTimeout = httpShutdownTimeout
 	byResource := map[string]map[string]rest.Storage{}
 	extra := reviewStorages(authz, config.Authentication.Authenticator, config.Authentication.APIAudiences)
 	tokens := saTokens.tokenConfig()
