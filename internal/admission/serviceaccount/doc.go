@@ -7,7 +7,8 @@
 //     in the server's ServiceAccount informer, then with the API (the
 //     "default" one ten times, 100–200 ms apart, as the serviceaccount
 //     controller creates it just after its namespace), with upstream's
-//     "error looking up service account <ns>/<name>: …";
+//     "error looking up service account <ns>/<name>: …" (the look-ups end
+//     with the request's context; upstream's use none);
 //   - unless automountServiceAccountToken is false (the pod's wins over
 //     the ServiceAccount's), adds the projected volume kube-api-access-<5
 //     random characters> (a 3607 s token at "token", ca.crt of the
