@@ -11,7 +11,7 @@
 // authorization chain (system:masters, then
 // --authorization-mode: Node, upstream's Node authorizer from
 // internal/auth/node; RBAC over informers; AlwaysAllow/Deny), admission
-// (NamespaceLifecycle, NodeRestriction), the RBAC API's escalation guard, the review resources, upstream's RBAC
+// (NamespaceLifecycle, ServiceAccount, NodeRestriction), the RBAC API's escalation guard, the review resources, upstream's RBAC
 // bootstrap policy (the rbac/bootstrap-roles hook), OpenAPI wiring, the
 // list of served resources, the Service IP and port allocators, and the loops
 // kube-apiserver runs itself as post-start hooks: the system namespaces, the

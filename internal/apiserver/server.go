@@ -33,6 +33,7 @@ import (
 	"k8s.io/utils/clock"
 
 	"github.com/svcplane/svcplane/internal/admission/noderestriction"
+	"github.com/svcplane/svcplane/internal/admission/serviceaccount"
 	"github.com/svcplane/svcplane/internal/apiserver/openapi"
 	"github.com/svcplane/svcplane/internal/auth/bootstrappolicy"
 	"github.com/svcplane/svcplane/internal/datadir"
@@ -361,10 +362,12 @@ func applyStorage(o *Options, endpoints []string, defs []*resource.Definition, s
 	return etcdOpts.ApplyWithStorageFactoryTo(factory, c)
 }
 
-// newAdmission returns the admission chain: upstream's NamespaceLifecycle
-// (no objects in missing or terminating namespaces; default, kube-system
-// and kube-public cannot be deleted), then NodeRestriction (a node writes
-// only its own objects: internal/admission/noderestriction).
+// newAdmission returns the admission chain in kube-apiserver's order:
+// upstream's NamespaceLifecycle (no objects in missing or terminating
+// namespaces; default, kube-system and kube-public cannot be deleted),
+// ServiceAccount (a pod's ServiceAccount, defaulted and existing, and its
+// token volume: internal/admission/serviceaccount), then NodeRestriction (a
+// node writes only its own objects: internal/admission/noderestriction).
 func newAdmission(client kubernetes.Interface, f informers.SharedInformerFactory) (admission.Interface, error) {
 	l, err := lifecycle.NewLifecycle(sets.New("default", "kube-system", "kube-public"))
 	if err != nil {
@@ -375,12 +378,18 @@ func newAdmission(client kubernetes.Interface, f informers.SharedInformerFactory
 	if err := l.ValidateInitialization(); err != nil {
 		return nil, err
 	}
+	sa := serviceaccount.New()
+	sa.SetExternalKubeInformerFactory(f)
+	sa.SetExternalKubeClientSet(client)
+	if err := sa.ValidateInitialization(); err != nil {
+		return nil, err
+	}
 	nr := noderestriction.New()
 	nr.SetExternalKubeInformerFactory(f)
 	if err := nr.ValidateInitialization(); err != nil {
 		return nil, err
 	}
-	return admission.NewChainHandler(l, nr), nil
+	return admission.NewChainHandler(l, sa, nr), nil
 }
 
 // Run serves until ctx is cancelled, then shuts down gracefully (pre-shutdown

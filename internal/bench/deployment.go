@@ -85,7 +85,7 @@ const benchDeploymentNS = "bench-deployment"
 // createAndWaitAvailable creates the Deployment and returns the time until
 // its status shows every replica updated and available at its generation.
 func createAndWaitAvailable(ctx context.Context, client kubernetes.Interface, replicas int, grace int64, seen *deploymentStatus) (time.Duration, error) {
-	if _, err := client.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: benchDeploymentNS}}, metav1.CreateOptions{}); err != nil {
+	if err := createPodNamespace(ctx, client, benchDeploymentNS); err != nil {
 		return 0, err
 	}
 	labels := map[string]string{"app": "bench"}

@@ -94,7 +94,7 @@ func Nodes(out, progressOut io.Writer, o NodesConfig) error {
 // podsToReady creates the pods, waits until they are all Running and
 // Ready, prints the figures, then holds for o.Hold.
 func podsToReady(ctx context.Context, out io.Writer, p *progress, client kubernetes.Interface, o *NodesConfig, names []string, tracker *readyTracker, run *benchRun) error {
-	if _, err := client.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "bench-nodes"}}, metav1.CreateOptions{}); err != nil {
+	if err := createPodNamespace(ctx, client, "bench-nodes"); err != nil {
 		return err
 	}
 	start := time.Now()

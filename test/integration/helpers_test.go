@@ -20,7 +20,10 @@ func skipShort(t *testing.T) {
 	testutil.SkipShort(t, "integration test: needs a svcplane server on a real embedded etcd")
 }
 
-// newNamespace creates a namespace for one test.
+// newNamespace creates a namespace for one test and waits for its default
+// ServiceAccount, as the e2e framework does: ServiceAccount admission
+// refuses pods until the serviceaccount controller has made it (after ~1 s
+// of retries).
 func newNamespace(t *testing.T, c kubernetes.Interface) string {
 	t.Helper()
 	ns, err := c.CoreV1().Namespaces().Create(context.Background(), &corev1.Namespace{
@@ -28,7 +31,18 @@ func newNamespace(t *testing.T, c kubernetes.Interface) string {
 	if err != nil {
 		t.Fatal(err)
 	}
+	waitForDefaultServiceAccount(t, c, ns.Name)
 	return ns.Name
+}
+
+// waitForDefaultServiceAccount waits until ns has its default
+// ServiceAccount.
+func waitForDefaultServiceAccount(t *testing.T, c kubernetes.Interface, ns string) {
+	t.Helper()
+	testutil.EventuallyErr(t, 30*time.Second, "the default ServiceAccount of "+ns, func() error {
+		_, err := c.CoreV1().ServiceAccounts(ns).Get(context.Background(), "default", metav1.GetOptions{})
+		return err
+	})
 }
 
 // get returns v, or fails the test it is then given with err:

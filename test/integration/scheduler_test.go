@@ -23,6 +23,7 @@ func TestScheduler(t *testing.T) {
 	}
 	defer s.Stop()
 	c := s.Client
+	waitForDefaultServiceAccount(t, c, "default")
 	for _, n := range []string{"s1", "s2"} {
 		get(c.CoreV1().Nodes().Create(ctx, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: n,
 			Labels: map[string]string{"name": n}},

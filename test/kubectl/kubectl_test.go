@@ -64,6 +64,7 @@ func scenario(t *testing.T, bin, ns string) {
 	admin := k{t: t, bin: bin}
 	admin.ok("create", "namespace", ns)
 	c := k{t: t, bin: bin, ns: ns}
+	c.waitForDefaultServiceAccount()
 
 	resources := admin.ok("api-resources")
 	for _, want := range [][]string{

@@ -9,11 +9,29 @@ import (
 	"github.com/svcplane/svcplane/internal/testutil"
 )
 
-// namespace creates a namespace for one test and returns kubectl in it.
+// namespace creates a namespace for one test and returns kubectl in it,
+// once its default ServiceAccount is there.
 func namespace(t *testing.T, name string) k {
 	t.Helper()
 	k{t: t, bin: "kubectl"}.ok("create", "namespace", name)
-	return k{t: t, bin: "kubectl", ns: name}
+	c := k{t: t, bin: "kubectl", ns: name}
+	c.waitForDefaultServiceAccount()
+	return c
+}
+
+// waitForDefaultServiceAccount waits until c's namespace has its default
+// ServiceAccount, as the e2e framework does after creating a namespace:
+// until the serviceaccount controller has made it, ServiceAccount
+// admission refuses the namespace's pods (the ReplicaSet controller then
+// backs off before it tries again).
+func (c k) waitForDefaultServiceAccount() {
+	c.t.Helper()
+	testutil.EventuallyErr(c.t, 30*time.Second, "the default ServiceAccount of "+c.ns, func() error {
+		if _, errOut, err := c.run("get", "serviceaccount", "default"); err != nil {
+			return fmt.Errorf("%v: %s", err, errOut)
+		}
+		return nil
+	})
 }
 
 // deploy applies a Deployment like `kubectl create deployment NAME
