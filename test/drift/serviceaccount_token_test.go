@@ -17,9 +17,7 @@ import (
 
 	"gopkg.in/go-jose/go-jose.v2/jwt"
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apiserver/pkg/authentication/authenticator"
 	tokenunion "k8s.io/apiserver/pkg/authentication/token/union"
 	"k8s.io/client-go/kubernetes/fake"
@@ -34,36 +32,7 @@ const saIssuer = "https://kubernetes.default.svc.cluster.local"
 
 // saObjects is a getter both validators read (upstream's
 // ServiceAccountTokenGetter and ours have the same methods).
-type saObjects map[string]interface{}
-
-func saNotFound(r, name string) error {
-	return apierrors.NewNotFound(schema.GroupResource{Resource: r}, name)
-}
-
-func (f saObjects) GetServiceAccount(_ context.Context, ns, name string) (*corev1.ServiceAccount, error) {
-	if o, ok := f["sa/"+ns+"/"+name]; ok {
-		return o.(*corev1.ServiceAccount), nil
-	}
-	return nil, saNotFound("serviceaccounts", name)
-}
-func (f saObjects) GetPod(_ context.Context, ns, name string) (*corev1.Pod, error) {
-	if o, ok := f["pod/"+ns+"/"+name]; ok {
-		return o.(*corev1.Pod), nil
-	}
-	return nil, saNotFound("pods", name)
-}
-func (f saObjects) GetSecret(_ context.Context, ns, name string) (*corev1.Secret, error) {
-	if o, ok := f["secret/"+ns+"/"+name]; ok {
-		return o.(*corev1.Secret), nil
-	}
-	return nil, saNotFound("secrets", name)
-}
-func (f saObjects) GetNode(_ context.Context, name string) (*corev1.Node, error) {
-	if o, ok := f["node/"+name]; ok {
-		return o.(*corev1.Node), nil
-	}
-	return nil, saNotFound("nodes", name)
-}
+type saObjects = svcsa.StaticGetter
 
 var (
 	dAcct   = &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "robot", UID: "sa-uid"}}

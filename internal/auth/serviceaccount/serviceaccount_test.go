@@ -16,9 +16,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apiserver/pkg/authentication/authenticator"
 	clocktesting "k8s.io/utils/clock/testing"
 )
@@ -28,36 +26,7 @@ const issuer = "https://kubernetes.default.svc.cluster.local"
 var apiAuds = authenticator.Audiences{issuer}
 
 // fakeGetter holds objects by kind/namespace/name.
-type fakeGetter map[string]interface{}
-
-func notFound(r, name string) error {
-	return apierrors.NewNotFound(schema.GroupResource{Resource: r}, name)
-}
-
-func (f fakeGetter) GetServiceAccount(_ context.Context, ns, name string) (*corev1.ServiceAccount, error) {
-	if o, ok := f["sa/"+ns+"/"+name]; ok {
-		return o.(*corev1.ServiceAccount), nil
-	}
-	return nil, notFound("serviceaccounts", name)
-}
-func (f fakeGetter) GetPod(_ context.Context, ns, name string) (*corev1.Pod, error) {
-	if o, ok := f["pod/"+ns+"/"+name]; ok {
-		return o.(*corev1.Pod), nil
-	}
-	return nil, notFound("pods", name)
-}
-func (f fakeGetter) GetSecret(_ context.Context, ns, name string) (*corev1.Secret, error) {
-	if o, ok := f["secret/"+ns+"/"+name]; ok {
-		return o.(*corev1.Secret), nil
-	}
-	return nil, notFound("secrets", name)
-}
-func (f fakeGetter) GetNode(_ context.Context, name string) (*corev1.Node, error) {
-	if o, ok := f["node/"+name]; ok {
-		return o.(*corev1.Node), nil
-	}
-	return nil, notFound("nodes", name)
-}
+type fakeGetter = StaticGetter
 
 var (
 	acct   = &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "robot", UID: "sa-uid"}}
