@@ -183,7 +183,7 @@ func admitPodStatus(nodeName string, a admission.Attributes) error {
 	if !labels.Equals(oldPod.Labels, newPod.Labels) {
 		return admission.NewForbidden(a, fmt.Errorf("node %q cannot update labels through pod status", nodeName))
 	}
-	if !claimStatusesEqual(oldPod.Status.ResourceClaimStatuses, newPod.Status.ResourceClaimStatuses) {
+	if !node.ClaimStatusesEqual(oldPod.Status.ResourceClaimStatuses, newPod.Status.ResourceClaimStatuses) {
 		return admission.NewForbidden(a, fmt.Errorf("node %q cannot update resource claim statues", nodeName))
 	}
 	if !extendedClaimStatusEqual(oldPod.Status.ExtendedResourceClaimStatus, newPod.Status.ExtendedResourceClaimStatus) {
@@ -192,17 +192,6 @@ func admitPodStatus(nodeName string, a admission.Attributes) error {
 	return nil
 }
 
-func claimStatusesEqual(a, b []corev1.PodResourceClaimStatus) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i].Name != b[i].Name || !ptr.Equal(a[i].ResourceClaimName, b[i].ResourceClaimName) {
-			return false
-		}
-	}
-	return true
-}
 
 func extendedClaimStatusEqual(a, b *corev1.PodExtendedResourceClaimStatus) bool {
 	if a == nil || b == nil {

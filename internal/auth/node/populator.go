@@ -40,10 +40,13 @@ func updatePod(g *Graph, oldObj, obj any) {
 func referencesMayDiffer(old, pod *corev1.Pod) bool {
 	return pod.Spec.NodeName != old.Spec.NodeName || pod.UID != old.UID ||
 		len(pod.Spec.EphemeralContainers) > len(old.Spec.EphemeralContainers) ||
-		!claimStatusesEqual(old.Status.ResourceClaimStatuses, pod.Status.ResourceClaimStatuses)
+		!ClaimStatusesEqual(old.Status.ResourceClaimStatuses, pod.Status.ResourceClaimStatuses)
 }
 
-func claimStatusesEqual(a, b []corev1.PodResourceClaimStatus) bool {
+// ClaimStatusesEqual reports whether two pods name the same resource
+// claims in their status (name and claim, in order): the graph changes, and
+// NodeRestriction refuses a node's status write, when they differ.
+func ClaimStatusesEqual(a, b []corev1.PodResourceClaimStatus) bool {
 	if len(a) != len(b) {
 		return false
 	}
