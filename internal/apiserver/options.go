@@ -28,8 +28,8 @@ type Options struct {
 	EtcdServers      []string
 	EtcdPrefix       string
 	// EtcdCompactionInterval: history older than this is compacted away
-	// (kube-apiserver's compactor for an external etcd, the embedded
-	// member's own periodic compaction); 0 never compacts.
+	// by the API server's compactor (kube-apiserver's), for the embedded
+	// member as for an external etcd; 0 never compacts.
 	EtcdCompactionInterval time.Duration
 	ServiceClusterIPRange  string
 	ServiceIPAllocator     string
@@ -114,7 +114,7 @@ func (o *Options) AddFlags(fss *cliflag.NamedFlagSets) {
 	fs = fss.FlagSet("etcd")
 	fs.StringSliceVar(&o.EtcdServers, "etcd-servers", o.EtcdServers, "List of etcd servers to connect with (scheme://ip:port), comma separated. Empty runs an embedded etcd in --data-dir.")
 	fs.StringVar(&o.EtcdPrefix, "etcd-prefix", o.EtcdPrefix, "The prefix to prepend to all resource paths in etcd.")
-	fs.DurationVar(&o.EtcdCompactionInterval, "etcd-compaction-interval", o.EtcdCompactionInterval, "The interval of compaction requests. If 0, the compaction request from apiserver is disabled. (With the embedded etcd: its own periodic compaction, keeping that much history.)")
+	fs.DurationVar(&o.EtcdCompactionInterval, "etcd-compaction-interval", o.EtcdCompactionInterval, "The interval of compaction requests. If 0, the compaction request from apiserver is disabled.")
 	fs.IntVar(&o.DataDirMinFreeMiB, "data-dir-min-free-mib", o.DataDirMinFreeMiB, "With the embedded etcd: refuse API writes (503, reads go on) while the --data-dir filesystem has fewer MiB free, so etcd never meets a full disk; 0 disables.")
 	fs = fss.FlagSet("secure serving")
 	fs.IntVar(&o.SecurePort, "secure-port", o.SecurePort, "The port on which to serve HTTPS with authentication and authorization (0 picks a free port).")

@@ -99,7 +99,7 @@ func New(ctx context.Context, o *Options) (*Server, error) {
 	s := &Server{Options: o, Kubeconfig: o.KubeconfigPath(), lock: lock}
 	endpoints := o.EtcdServers
 	if len(endpoints) == 0 {
-		e, err := etcd.Start(ctx, o.DataDir, o.EtcdCompactionInterval)
+		e, err := etcd.Start(ctx, o.DataDir)
 		if err != nil {
 			lock.Release()
 			return nil, err
@@ -327,13 +327,11 @@ func (s *Server) applyOpenAPI(c *genericapiserver.Config) error {
 func applyStorage(o *Options, endpoints []string, defs []*resource.Definition, scheme *runtime.Scheme, codecs serializer.CodecFactory, c *genericapiserver.Config) error {
 	etcdOpts := genericoptions.NewEtcdOptions(storagebackend.NewDefaultConfig(o.EtcdPrefix, nil))
 	etcdOpts.StorageConfig.Transport.ServerList = endpoints
+	// Also for the embedded member: the compactor records each compaction
+	// under compact_rev_key, which the watch cache watches to expire its
+	// snapshots (ListFromCacheSnapshot); etcd's own periodic compaction
+	// would leave continue tokens served from the cache forever.
 	etcdOpts.StorageConfig.CompactionInterval = o.EtcdCompactionInterval
-	if len(o.EtcdServers) == 0 {
-		// The embedded member compacts itself at that interval; the API
-		// server's own compactor would only add a watch that holds up
-		// etcd's shutdown by its 5 s request timeout.
-		etcdOpts.StorageConfig.CompactionInterval = 0
-	}
 	o.StorageSecurity.applyEtcdSecurity(etcdOpts)
 	etcdOpts.DefaultStorageMediaType = runtime.ContentTypeProtobuf
 	resources := serverstorage.NewResourceConfig()

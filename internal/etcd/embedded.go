@@ -41,10 +41,11 @@ func Endpoint(dir string) (string, error) {
 }
 
 // Start runs an etcd member whose data lives in dir/etcd and waits until it
-// serves. It compacts its history every compaction, keeping that much
-// (kube-apiserver's --etcd-compaction-interval does the same for an
-// external etcd); 0 keeps everything.
-func Start(ctx context.Context, dir string, compaction time.Duration) (*Embedded, error) {
+// serves. It never compacts its history itself: the API server's compactor
+// does (--etcd-compaction-interval), as kube-apiserver's does to any etcd,
+// and records each compaction under compact_rev_key, which is how the
+// watch cache learns that continue tokens and snapshots have expired.
+func Start(ctx context.Context, dir string) (*Embedded, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, err
 	}
@@ -84,10 +85,6 @@ func Start(ctx context.Context, dir string, compaction time.Duration) (*Embedded
 	cfg.AdvertiseClientUrls = []url.URL{{Scheme: "unix", Host: "localhost:0"}}
 	cfg.AdvertisePeerUrls = []url.URL{{Scheme: "unix", Host: "localhost:0"}}
 	cfg.InitialCluster = cfg.Name + "=" + cfg.AdvertisePeerUrls[0].String()
-	if compaction > 0 {
-		cfg.AutoCompactionMode = "periodic"
-		cfg.AutoCompactionRetention = compaction.String()
-	}
 	cfg.ListenMetricsUrls = nil
 	// A single member has no peers to wait for: short ticks let it elect
 	// itself in ~0.1 s instead of ~0.5-0.9 s with the 100 ms/1 s defaults.

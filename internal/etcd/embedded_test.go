@@ -13,10 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
 	clientv3 "go.etcd.io/etcd/client/v3"
 
-	"github.com/svcplane/svcplane/internal/testutil"
 )
 
 func TestServesOnUnixSocketOnly(t *testing.T) {
@@ -24,7 +22,7 @@ func TestServesOnUnixSocketOnly(t *testing.T) {
 		t.Skip("starts an embedded etcd")
 	}
 	dir := t.TempDir()
-	e, err := Start(context.Background(), dir, 0)
+	e, err := Start(context.Background(), dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,7 +98,7 @@ func TestUnprivilegedUserCannotReachEtcd(t *testing.T) {
 		t.Skip("needs root to run a probe as user nobody")
 	}
 	dir := t.TempDir()
-	e, err := Start(context.Background(), dir, 0)
+	e, err := Start(context.Background(), dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -165,7 +163,7 @@ func TestNoTCPListener(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts an embedded etcd")
 	}
-	e, err := Start(context.Background(), t.TempDir(), 0)
+	e, err := Start(context.Background(), t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -189,35 +187,4 @@ func TestNoTCPListener(t *testing.T) {
 			}
 		}
 	}
-}
-
-// TestCompacts: with a compaction interval the member compacts its own
-// history (a read at a revision older than the interval fails with
-// "compacted"), as kube-apiserver's compactor does to an external etcd.
-func TestCompacts(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts an embedded etcd")
-	}
-	e, err := Start(context.Background(), t.TempDir(), time.Second)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer e.Close()
-	c, err := clientv3.New(clientv3.Config{Endpoints: e.Endpoints, DialTimeout: 5 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	ctx := context.Background()
-	first, err := c.Put(ctx, "/k", "1")
-	if err != nil {
-		t.Fatal(err)
-	}
-	testutil.Eventually(t, 30*time.Second, "the first revision compacted away", func() bool {
-		if _, err := c.Put(ctx, "/k", "more"); err != nil {
-			t.Fatal(err)
-		}
-		_, err := c.Get(ctx, "/k", clientv3.WithRev(first.Header.Revision))
-		return errors.Is(err, rpctypes.ErrCompacted)
-	})
 }

@@ -27,7 +27,7 @@ func TestEtcdLeaseOutlivesItsTTLWhileRefreshed(t *testing.T) {
 		t.Skip("starts an embedded etcd")
 	}
 	dir := t.TempDir()
-	e, err := etcd.Start(context.Background(), dir, 0)
+	e, err := etcd.Start(context.Background(), dir)
 	if err != nil {
 		t.Fatal(err)
 	}
