@@ -14,7 +14,6 @@ import (
 	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
-
 )
 
 func TestServesOnUnixSocketOnly(t *testing.T) {

@@ -192,7 +192,6 @@ func admitPodStatus(nodeName string, a admission.Attributes) error {
 	return nil
 }
 
-
 func extendedClaimStatusEqual(a, b *corev1.PodExtendedResourceClaimStatus) bool {
 	if a == nil || b == nil {
 		return a == b
