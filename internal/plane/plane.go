@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/netip"
 	"os"
+	"path/filepath"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -48,6 +49,11 @@ func New(ctx context.Context, o *Options) (*Plane, error) {
 	if err := o.Validate(); err != nil {
 		return nil, err
 	}
+	if o.Nodes > 0 && o.Kubelet.CAFile == "" {
+		// The local nodes' kubelet serving certificates are the
+		// cluster CA's.
+		o.Kubelet.CAFile = filepath.Join(o.PKIDir(), "ca.crt")
+	}
 	s, err := apiserver.New(ctx, o.Options)
 	if err != nil {
 		return nil, err
@@ -69,6 +75,9 @@ func (p *Plane) build() error {
 		return err
 	}
 	if err := p.addNodeSimulatorBinding(); err != nil {
+		return err
+	}
+	if err := p.addKubeletClientBinding(); err != nil {
 		return err
 	}
 	if err := p.addControllers(); err != nil {
@@ -155,6 +164,19 @@ func (p *Plane) addLocalNodes() error {
 	}
 	if n == 1 {
 		ac.InternalIPs = []string{p.Server.AdvertiseAddress.String()}
+	}
+	if ac.KubeletAPI != nil {
+		// The local nodes' kubelet APIs listen on the advertise address
+		// with certificates of the cluster CA (the API server checks
+		// them with --kubelet-certificate-authority).
+		addr := p.Server.AdvertiseAddress.String()
+		caPEM, err := os.ReadFile(p.Server.CA().CertFile)
+		if err != nil {
+			return err
+		}
+		if ac.KubeletAPI, err = kubeletAPIConfig(cfg, caPEM, p.Server.CA(), addr, addr); err != nil {
+			return err
+		}
 	}
 	a, err := agent.New(ac)
 	if err != nil {

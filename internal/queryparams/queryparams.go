@@ -10,6 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/conversion"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
 // param decodes one query parameter that is present with a value.
@@ -93,6 +94,39 @@ func PodPortForwardOptions(in url.Values, out *corev1.PodPortForwardOptions) err
 		}
 		return nil
 	}}})
+}
+
+// Handles reports whether obj is one of the option kinds decoded here.
+func Handles(obj runtime.Object) bool {
+	switch obj.(type) {
+	case *corev1.PodLogOptions, *corev1.PodExecOptions, *corev1.PodAttachOptions,
+		*corev1.PodPortForwardOptions, *corev1.PodProxyOptions, *corev1.NodeProxyOptions:
+		return true
+	}
+	return false
+}
+
+// ParameterCodec decodes the option kinds of Handles with scheme (which
+// AddConversions was given) and everything else with fallback
+// (metav1.ParameterCodec, whose scheme holds the meta options only).
+func ParameterCodec(scheme *runtime.Scheme, fallback runtime.ParameterCodec) runtime.ParameterCodec {
+	return parameterCodec{own: runtime.NewParameterCodec(scheme), fallback: fallback}
+}
+
+type parameterCodec struct{ own, fallback runtime.ParameterCodec }
+
+func (c parameterCodec) DecodeParameters(parameters url.Values, from schema.GroupVersion, into runtime.Object) error {
+	if Handles(into) {
+		return c.own.DecodeParameters(parameters, from, into)
+	}
+	return c.fallback.DecodeParameters(parameters, from, into)
+}
+
+func (c parameterCodec) EncodeParameters(obj runtime.Object, to schema.GroupVersion) (url.Values, error) {
+	if Handles(obj) {
+		return c.own.EncodeParameters(obj, to)
+	}
+	return c.fallback.EncodeParameters(obj, to)
 }
 
 // AddConversions registers the url.Values conversions of the six option

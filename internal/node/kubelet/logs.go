@@ -63,4 +63,3 @@ func (f *firstWrite) Write(p []byte) (int, error) {
 	}
 	return f.flush.Write(p)
 }
-
