@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"slices"
 	"strconv"
 	"time"
 
@@ -59,6 +60,20 @@ type ConnectionInfo struct {
 	// InsecureSkipTLSVerifyTransport is for pods/log's
 	// insecureSkipTLSVerifyBackend.
 	InsecureSkipTLSVerifyTransport http.RoundTripper
+	// NodeFeatures are the node's status.declaredFeatures.
+	NodeFeatures []string
+}
+
+// ExtendWebSocketsToKubelet is the declared node feature of kubelets that
+// serve kubectl's WebSocket exec, attach and port-forward themselves: the
+// API server then proxies those requests as they are instead of
+// translating them to SPDY.
+const ExtendWebSocketsToKubelet = "ExtendWebSocketsToKubelet"
+
+// SupportsWebSockets reports whether the node declares
+// ExtendWebSocketsToKubelet.
+func (c *ConnectionInfo) SupportsWebSockets() bool {
+	return slices.Contains(c.NodeFeatures, ExtendWebSocketsToKubelet)
 }
 
 // NodeGetter reads a Node (the API server's nodes storage).
@@ -114,7 +129,7 @@ func (g *Getter) GetConnectionInfo(ctx context.Context, node string) (*Connectio
 		port = g.cfg.Port
 	}
 	return &ConnectionInfo{Scheme: "https", Hostname: host, Port: strconv.Itoa(port),
-		Transport: g.transport, InsecureSkipTLSVerifyTransport: g.insecure}, nil
+		Transport: g.transport, InsecureSkipTLSVerifyTransport: g.insecure, NodeFeatures: n.Status.DeclaredFeatures}, nil
 }
 
 // PreferredAddress is the node's first address of the first type in

@@ -76,10 +76,39 @@ func newKubeletLab(t *testing.T) *kubeletLab {
 		t.Cleanup(func() { _ = c.CoreV1().Nodes().Delete(context.Background(), name, metav1.DeleteOptions{}) })
 		updateRetrying(t, func() (*corev1.Node, error) { return c.CoreV1().Nodes().Get(ctx, n.Name, metav1.GetOptions{}) },
 			func(n *corev1.Node) { n.Status.DaemonEndpoints.KubeletEndpoint.Port = ep.Port },
-			func(n *corev1.Node) (*corev1.Node, error) { return c.CoreV1().Nodes().UpdateStatus(ctx, n, metav1.UpdateOptions{}) })
+			func(n *corev1.Node) (*corev1.Node, error) {
+				return c.CoreV1().Nodes().UpdateStatus(ctx, n, metav1.UpdateOptions{})
+			})
 	}
 	return l
 }
+
+// declareWebSockets sets whether the lab's nodes declare
+// ExtendWebSocketsToKubelet: the API server then proxies kubectl's
+// WebSocket requests to the kubelet API as they are, else it translates
+// them to SPDY.
+func (l *kubeletLab) declareWebSockets(t *testing.T, on bool) {
+	t.Helper()
+	ctx, c := context.Background(), server.Client
+	for _, name := range []string{l.hostNode, l.simNode} {
+		updateRetrying(t, func() (*corev1.Node, error) { return c.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{}) },
+			func(n *corev1.Node) {
+				n.Status.DeclaredFeatures = nil
+				if on {
+					n.Status.DeclaredFeatures = []string{kubeletclient.ExtendWebSocketsToKubelet}
+				}
+			},
+			func(n *corev1.Node) (*corev1.Node, error) {
+				return c.CoreV1().Nodes().UpdateStatus(ctx, n, metav1.UpdateOptions{})
+			})
+	}
+}
+
+// modes are the two ways the API server passes kubectl's WebSockets on.
+var modes = []struct {
+	name       string
+	webSockets bool
+}{{"translated", false}, {"kubelet-websockets", true}}
 
 // pod creates a pod bound to node and makes it known to its runtime.
 func (l *kubeletLab) pod(t *testing.T, name, node string) *corev1.Pod {
@@ -160,26 +189,29 @@ func TestKubectlExecLogs(t *testing.T) {
 	if code == 0 || !strings.Contains(errOut, "container nope is not valid for pod web") {
 		t.Errorf("kubectl logs -c nope: %q %d", errOut, code)
 	}
-	for _, tc := range []struct {
-		name, bin string
-		env       []string
-	}{
-		{"websocket", "kubectl", nil},
-		{"spdy", "kubectl", []string{"KUBECTL_REMOTE_COMMAND_WEBSOCKETS=false"}},
-		{"kubectl-1.29", "kubectl.1.29", nil},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			bin := kubectlBinary(t, tc.bin)
-			out, errOut, code := kubectl(t, bin, kc, tc.env, "", "-n", l.ns, "exec", "web", "--", "echo", "hi")
-			if code != 0 || out != "hi\n" {
-				t.Errorf("exec echo hi = %q %q %d", out, errOut, code)
-			}
-			out, errOut, code = kubectl(t, bin, kc, tc.env, "from stdin\n", "-n", l.ns, "exec", "-i", "web", "--",
-				"sh", "-c", "cat; echo to-stderr >&2; exit 3")
-			if code != 3 || out != "from stdin\n" || !strings.Contains(errOut, "to-stderr") {
-				t.Errorf("exec -i sh = stdout %q stderr %q exit %d; want the input back, to-stderr, 3", out, errOut, code)
-			}
-		})
+	for _, mode := range modes {
+		l.declareWebSockets(t, mode.webSockets)
+		for _, tc := range []struct {
+			name, bin string
+			env       []string
+		}{
+			{"websocket", "kubectl", nil},
+			{"spdy", "kubectl", []string{"KUBECTL_REMOTE_COMMAND_WEBSOCKETS=false"}},
+			{"kubectl-1.29", "kubectl.1.29", nil},
+		} {
+			t.Run(mode.name+"/"+tc.name, func(t *testing.T) {
+				bin := kubectlBinary(t, tc.bin)
+				out, errOut, code := kubectl(t, bin, kc, tc.env, "", "-n", l.ns, "exec", "web", "--", "echo", "hi")
+				if code != 0 || out != "hi\n" {
+					t.Errorf("exec echo hi = %q %q %d", out, errOut, code)
+				}
+				out, errOut, code = kubectl(t, bin, kc, tc.env, "from stdin\n", "-n", l.ns, "exec", "-i", "web", "--",
+					"sh", "-c", "cat; echo to-stderr >&2; exit 3")
+				if code != 3 || out != "from stdin\n" || !strings.Contains(errOut, "to-stderr") {
+					t.Errorf("exec -i sh = stdout %q stderr %q exit %d; want the input back, to-stderr, 3", out, errOut, code)
+				}
+			})
+		}
 	}
 }
 
@@ -189,10 +221,18 @@ func TestKubectlExecSimulatedRuntime(t *testing.T) {
 	skipShort(t)
 	l := newKubeletLab(t)
 	l.pod(t, "idle", l.simNode)
-	for _, env := range [][]string{nil, {"KUBECTL_REMOTE_COMMAND_WEBSOCKETS=false"}} {
-		out, errOut, code := kubectl(t, kubectlBinary(t, "kubectl"), server.Kubeconfig, env, "", "-n", l.ns, "exec", "idle", "--", "echo", "hi")
-		if code == 0 || !strings.Contains(errOut, container.ErrNotSupported.Error()) {
-			t.Errorf("%v exec on the simulated runtime = %q %q %d; want %q", env, out, errOut, code, container.ErrNotSupported)
+	for _, mode := range modes {
+		l.declareWebSockets(t, mode.webSockets)
+		for _, env := range [][]string{nil, {"KUBECTL_REMOTE_COMMAND_WEBSOCKETS=false"}} {
+			out, errOut, code := kubectl(t, kubectlBinary(t, "kubectl"), server.Kubeconfig, env, "", "-n", l.ns, "exec", "idle", "--", "echo", "hi")
+			if code == 0 || !strings.Contains(errOut, container.ErrNotSupported.Error()) {
+				t.Errorf("%s %v: exec on the simulated runtime = %q %q %d; want %q", mode.name, env, out, errOut, code, container.ErrNotSupported)
+			}
+			// A kubelet that serves WebSockets refuses before the
+			// upgrade: kubectl falls back to SPDY and shows the 400.
+			if mode.webSockets && !strings.Contains(errOut, "Error from server (BadRequest)") {
+				t.Errorf("%s %v: %q, want a BadRequest", mode.name, env, errOut)
+			}
 		}
 	}
 	out, errOut, code := kubectl(t, kubectlBinary(t, "kubectl"), server.Kubeconfig, nil, "", "-n", l.ns, "logs", "idle")
@@ -212,38 +252,41 @@ func TestKubectlPortForward(t *testing.T) {
 	noErr(t, err)
 	p := l.pod(t, "web", l.hostNode)
 	l.streams.AddPod(p.UID, nil, map[int32]string{8080: echo})
-	for _, tc := range []struct {
-		name string
-		env  []string
-	}{{"websocket", nil}, {"spdy", []string{"KUBECTL_PORT_FORWARD_WEBSOCKETS=false"}}} {
-		t.Run(tc.name, func(t *testing.T) {
-			pctx, stop := context.WithTimeout(ctx, 30*time.Second)
-			defer stop()
-			cmd := exec.CommandContext(pctx, kubectlBinary(t, "kubectl"), "--kubeconfig", server.Kubeconfig, "-n", l.ns,
-				"port-forward", "--address", "127.0.0.1", "pod/web", ":8080")
-			cmd.Env = append(os.Environ(), tc.env...)
-			stdout, err := cmd.StdoutPipe()
-			noErr(t, err)
-			var stderr strings.Builder
-			cmd.Stderr = &stderr
-			noErr(t, cmd.Start())
-			defer func() { stop(); _ = cmd.Wait() }()
-			line, err := bufio.NewReader(stdout).ReadString('\n')
-			m := regexp.MustCompile(`Forwarding from 127\.0\.0\.1:(\d+) -> 8080`).FindStringSubmatch(line)
-			if err != nil || m == nil {
-				t.Fatalf("port-forward said %q (%v), stderr %q", line, err, stderr.String())
-			}
-			conn, err := net.Dial("tcp", "127.0.0.1:"+m[1])
-			noErr(t, err)
-			defer conn.Close()
-			_ = conn.SetDeadline(time.Now().Add(10 * time.Second))
-			_, err = io.WriteString(conn, "ping\n")
-			noErr(t, err)
-			got, err := bufio.NewReader(conn).ReadString('\n')
-			if err != nil || got != "echo:ping\n" {
-				t.Errorf("through the forward: %q, %v; want echo:ping (stderr %q)", got, err, stderr.String())
-			}
-		})
+	for _, mode := range modes {
+		l.declareWebSockets(t, mode.webSockets)
+		for _, tc := range []struct {
+			name string
+			env  []string
+		}{{"websocket", nil}, {"spdy", []string{"KUBECTL_PORT_FORWARD_WEBSOCKETS=false"}}} {
+			t.Run(mode.name+"/"+tc.name, func(t *testing.T) {
+				pctx, stop := context.WithTimeout(ctx, 30*time.Second)
+				defer stop()
+				cmd := exec.CommandContext(pctx, kubectlBinary(t, "kubectl"), "--kubeconfig", server.Kubeconfig, "-n", l.ns,
+					"port-forward", "--address", "127.0.0.1", "pod/web", ":8080")
+				cmd.Env = append(os.Environ(), tc.env...)
+				stdout, err := cmd.StdoutPipe()
+				noErr(t, err)
+				var stderr strings.Builder
+				cmd.Stderr = &stderr
+				noErr(t, cmd.Start())
+				defer func() { stop(); _ = cmd.Wait() }()
+				line, err := bufio.NewReader(stdout).ReadString('\n')
+				m := regexp.MustCompile(`Forwarding from 127\.0\.0\.1:(\d+) -> 8080`).FindStringSubmatch(line)
+				if err != nil || m == nil {
+					t.Fatalf("port-forward said %q (%v), stderr %q", line, err, stderr.String())
+				}
+				conn, err := net.Dial("tcp", "127.0.0.1:"+m[1])
+				noErr(t, err)
+				defer conn.Close()
+				_ = conn.SetDeadline(time.Now().Add(10 * time.Second))
+				_, err = io.WriteString(conn, "ping\n")
+				noErr(t, err)
+				got, err := bufio.NewReader(conn).ReadString('\n')
+				if err != nil || got != "echo:ping\n" {
+					t.Errorf("through the forward: %q, %v; want echo:ping (stderr %q)", got, err, stderr.String())
+				}
+			})
+		}
 	}
 }
 

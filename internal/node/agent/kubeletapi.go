@@ -70,3 +70,12 @@ func (a *Agent) wantAnnotations(node string) map[string]string {
 	}
 	return map[string]string{kubeletclient.AddressAnnotation: host}
 }
+
+// declaredFeatures are the node's status.declaredFeatures: the kubelet
+// API serves kubectl's WebSocket protocols itself, as a 1.36 kubelet.
+func (a *Agent) declaredFeatures() []string {
+	if a.kubelet == nil {
+		return nil
+	}
+	return []string{kubeletclient.ExtendWebSocketsToKubelet}
+}

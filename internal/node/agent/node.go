@@ -128,6 +128,7 @@ func (a *Agent) nodeStatus(n *corev1.Node) corev1.NodeStatus {
 	}
 	s.Addresses = append(s.Addresses, corev1.NodeAddress{Type: corev1.NodeHostName, Address: n.Name})
 	_, s.DaemonEndpoints.KubeletEndpoint.Port = a.kubeletEndpoint(n.Name)
+	s.DeclaredFeatures = a.declaredFeatures()
 	id := nodeID(n.Name)
 	s.NodeInfo = corev1.NodeSystemInfo{MachineID: id, SystemUUID: id, BootID: id,
 		KernelVersion: "sim", OSImage: "svcplane simulated node", ContainerRuntimeVersion: "sim://" + a.cfg.Version,

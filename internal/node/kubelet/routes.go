@@ -14,8 +14,8 @@ import (
 	"github.com/svcplane/svcplane/internal/node/container"
 )
 
-// routes is node's kubelet API, without the auth filter.
-func (s *Server) routes(node string) http.Handler {
+// nodeRoutes is node's kubelet API, without the auth filter.
+func (s *Server) nodeRoutes(node string) http.Handler {
 	h := &nodeHandler{s: s, node: node}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {

@@ -32,6 +32,11 @@ type Server struct {
 	mu        sync.Mutex
 	endpoints map[string]Endpoint
 	servers   []*http.Server
+
+	// internal serves the nodes' routes, without authentication, to the
+	// in-process WebSocket translators (by Host: the node's name).
+	internal *pipeListener
+	routes   map[string]http.Handler
 }
 
 // New checks cfg; Start listens.
@@ -40,12 +45,31 @@ func New(cfg Config) (*Server, error) {
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
-	return &Server{cfg: cfg, endpoints: map[string]Endpoint{}}, nil
+	s := &Server{cfg: cfg, endpoints: map[string]Endpoint{}, internal: newPipeListener(), routes: map[string]http.Handler{}}
+	for _, n := range cfg.Nodes {
+		s.routes[n] = s.nodeRoutes(n)
+	}
+	return s, nil
 }
 
 // Handler is node's kubelet API behind authentication and authorization.
 func (s *Server) Handler(node string) http.Handler {
-	return s.withAuth(node, s.routes(node))
+	return s.withAuth(node, s.routes[node])
+}
+
+// serveInternal serves the WebSocket translators' SPDY requests until ctx
+// ends.
+func (s *Server) serveInternal(ctx context.Context) {
+	srv := &http.Server{ReadHeaderTimeout: 30 * time.Second, Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h, ok := s.routes[r.Host]
+		if !ok {
+			http.NotFound(w, r)
+			return
+		}
+		h.ServeHTTP(w, r)
+	})}
+	go func() { _ = srv.Serve(s.internal) }()
+	go func() { <-ctx.Done(); _ = srv.Close() }()
 }
 
 // Start opens every node's listener and serves until ctx ends. It fails
@@ -91,6 +115,7 @@ func (s *Server) Start(ctx context.Context) error {
 	s.mu.Lock()
 	s.endpoints, s.servers = endpoints, servers
 	s.mu.Unlock()
+	s.serveInternal(ctx)
 	for i, srv := range servers {
 		go func(srv *http.Server, l net.Listener) {
 			if err := srv.ServeTLS(l, "", ""); err != nil && !errors.Is(err, http.ErrServerClosed) {

@@ -5,10 +5,14 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/httpstream/wsstream"
+	"k8s.io/apimachinery/pkg/util/proxy"
+	translator "k8s.io/apiserver/pkg/util/proxy"
 	"k8s.io/cri-streaming/pkg/streaming/portforward"
 	"k8s.io/cri-streaming/pkg/streaming/remotecommand"
 	utilexec "k8s.io/utils/exec"
@@ -39,6 +43,14 @@ func (h *nodeHandler) exec(w http.ResponseWriter, r *http.Request) {
 	if refuseNoProcesses(w, t) {
 		return
 	}
+	if wsstream.IsWebSocketRequestWithStreamCloseProtocol(r) {
+		// kubectl's WebSocket v5, proxied as is by an API server for a
+		// node that declares ExtendWebSocketsToKubelet: translated to
+		// SPDY here, as the kubelet does.
+		translator.NewStreamTranslatorHandler(h.internalURL(r), h.s.internal.transport(), 0,
+			translator.Options{Stdin: opts.Stdin, Stdout: opts.Stdout, Stderr: opts.Stderr, Tty: opts.TTY}).ServeHTTP(w, r)
+		return
+	}
 	remotecommand.ServeExec(w, r, executor{t.Streams}, t.Pod.Name, string(t.UID), c, r.URL.Query()["command"], opts,
 		h.s.cfg.StreamIdleTimeout, h.s.cfg.StreamCreationTimeout, remotecommand.SupportedStreamingProtocols)
 }
@@ -57,10 +69,15 @@ func (h *nodeHandler) attach(w http.ResponseWriter, r *http.Request) {
 // kubelet's port-forward protocols (SPDY portforward.k8s.io, the
 // WebSocket v4 channels).
 func (h *nodeHandler) portForward(w http.ResponseWriter, r *http.Request) {
-	opts, err := portforward.NewV4Options(r)
-	if err != nil {
-		http.Error(w, err.Error(), http.StatusBadRequest)
-		return
+	// kubectl's WebSocket-tunnelled SPDY (ExtendWebSocketsToKubelet).
+	tunnel := wsstream.IsWebSocketRequestWithTunnelingProtocol(r)
+	opts := &portforward.V4Options{}
+	if !tunnel {
+		var err error
+		if opts, err = portforward.NewV4Options(r); err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
 	}
 	t, ok := h.pod(r)
 	if !ok {
@@ -70,8 +87,25 @@ func (h *nodeHandler) portForward(w http.ResponseWriter, r *http.Request) {
 	if refuseNoProcesses(w, t) {
 		return
 	}
+	if tunnel {
+		upgrade := proxy.NewUpgradeAwareHandler(h.internalURL(r), h.s.internal.transport(), false, true, errorResponder{})
+		translator.NewTunnelingHandler(upgrade).ServeHTTP(w, r)
+		return
+	}
 	portforward.ServePortForward(w, r, forwarder{t.Streams}, t.Pod.Name, string(t.UID), opts,
 		h.s.cfg.StreamIdleTimeout, h.s.cfg.StreamCreationTimeout, portforward.SupportedProtocols)
+}
+
+// internalURL is r's URL on the in-process SPDY server.
+func (h *nodeHandler) internalURL(r *http.Request) *url.URL {
+	return &url.URL{Scheme: "http", Host: h.node, Path: r.URL.Path, RawQuery: r.URL.RawQuery}
+}
+
+// errorResponder answers a failed internal upgrade as the kubelet does.
+type errorResponder struct{}
+
+func (errorResponder) Error(w http.ResponseWriter, _ *http.Request, err error) {
+	http.Error(w, err.Error(), http.StatusInternalServerError)
 }
 
 // executor runs ServeExec's commands on a container.Streams.

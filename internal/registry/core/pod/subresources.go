@@ -13,6 +13,8 @@ import (
 	"k8s.io/apiserver/pkg/authorization/authorizer"
 	"k8s.io/apiserver/pkg/registry/rest"
 	translator "k8s.io/apiserver/pkg/util/proxy"
+
+	"github.com/svcplane/svcplane/internal/kubeletclient"
 )
 
 // upgradeableMethods are the methods of exec, attach and port-forward.
@@ -21,10 +23,11 @@ var upgradeableMethods = []string{"GET", "POST"}
 // StreamREST serves pods/exec, pods/attach and pods/portforward: the
 // request is proxied to the kubelet of the pod's node with
 // apimachinery's UpgradeAwareHandler, as kube-apiserver does. kubectl's
-// WebSocket v5 exec and attach are translated to SPDY here, and its
-// WebSocket-tunnelled port-forward unwrapped to SPDY, since svcplane's
-// nodes declare no ExtendWebSocketsToKubelet. A GET (WebSocket) upgrade
-// must also be allowed to create the subresource.
+// WebSocket v5 exec and attach are proxied as they are to a node that
+// declares ExtendWebSocketsToKubelet (svcplane's agents do, as 1.36
+// kubelets), else translated to SPDY here, and its WebSocket-tunnelled
+// port-forward likewise. A GET (WebSocket) upgrade must also be allowed
+// to create the subresource.
 type StreamREST struct {
 	Pods       rest.Getter
 	Kubelet    KubeletConnection
@@ -66,37 +69,33 @@ func (r *StreamREST) Connect(ctx context.Context, name string, opts runtime.Obje
 	}
 	var (
 		location *url.URL
+		info     *kubeletclient.ConnectionInfo
 		err      error
 		stream   translator.Options
-		conn     = r.Kubelet
-		t        http.RoundTripper
 	)
 	switch o := opts.(type) {
 	case *corev1.PodExecOptions:
 		stream = translator.Options{Stdin: o.Stdin, Stdout: o.Stdout, Stderr: o.Stderr, Tty: o.TTY}
-		location, t, err = r.location(ctx, conn, name, o, o.Container, "exec")
+		location, info, err = streamLocation(ctx, r.Pods, r.Kubelet, name, o, o.Container, "exec")
 	case *corev1.PodAttachOptions:
 		stream = translator.Options{Stdin: o.Stdin, Stdout: o.Stdout, Stderr: o.Stderr, Tty: o.TTY}
-		location, t, err = r.location(ctx, conn, name, o, o.Container, "attach")
+		location, info, err = streamLocation(ctx, r.Pods, r.Kubelet, name, o, o.Container, "attach")
 	case *corev1.PodPortForwardOptions:
-		location, t, err = r.location(ctx, conn, name, o, "", "portForward")
+		location, info, err = streamLocation(ctx, r.Pods, r.Kubelet, name, o, "", "portForward")
 	default:
 		return nil, fmt.Errorf("invalid options object: %#v", opts)
 	}
 	if err != nil {
 		return nil, err
 	}
+	t := info.Transport
 	var handler http.Handler = proxy.NewUpgradeAwareHandler(location, t, false, true, proxy.NewErrorResponder(responder))
+	if info.SupportsWebSockets() {
+		// The kubelet serves kubectl's WebSocket protocols itself.
+		return handler, nil
+	}
 	if r.Kind == "portforward" {
 		return translator.NewTranslatingHandler(handler, translator.NewTunnelingHandler(handler), wsstream.IsWebSocketRequestWithTunnelingProtocol), nil
 	}
 	return translator.NewTranslatingHandler(handler, translator.NewStreamTranslatorHandler(location, t, 0, stream), wsstream.IsWebSocketRequestWithStreamCloseProtocol), nil
-}
-
-func (r *StreamREST) location(ctx context.Context, conn KubeletConnection, name string, opts any, container, path string) (*url.URL, http.RoundTripper, error) {
-	location, info, err := streamLocation(ctx, r.Pods, conn, name, opts, container, path)
-	if err != nil {
-		return nil, nil, err
-	}
-	return location, info.Transport, nil
 }
