@@ -13,8 +13,8 @@ import (
 func TestGetConnectionInfo(t *testing.T) {
 	nodes := map[string]*corev1.Node{
 		"real": {ObjectMeta: metav1.ObjectMeta{Name: "real"}, Status: corev1.NodeStatus{
-			Addresses: []corev1.NodeAddress{{Type: corev1.NodeInternalIP, Address: "10.0.0.5"}, {Type: corev1.NodeHostName, Address: "real.example"}},
-			DaemonEndpoints: corev1.NodeDaemonEndpoints{KubeletEndpoint: corev1.DaemonEndpoint{Port: 10250}},
+			Addresses:        []corev1.NodeAddress{{Type: corev1.NodeInternalIP, Address: "10.0.0.5"}, {Type: corev1.NodeHostName, Address: "real.example"}},
+			DaemonEndpoints:  corev1.NodeDaemonEndpoints{KubeletEndpoint: corev1.DaemonEndpoint{Port: 10250}},
 			DeclaredFeatures: []string{ExtendWebSocketsToKubelet}}},
 		"sim": {ObjectMeta: metav1.ObjectMeta{Name: "sim", Annotations: map[string]string{AddressAnnotation: "192.0.2.9"}}, Status: corev1.NodeStatus{
 			Addresses:       []corev1.NodeAddress{{Type: corev1.NodeInternalIP, Address: "10.240.0.1"}},
