@@ -15,6 +15,7 @@ import (
 	clocktesting "k8s.io/utils/clock/testing"
 
 	"github.com/svcplane/svcplane/internal/node/container"
+	"github.com/svcplane/svcplane/internal/testutil"
 )
 
 func pod(uid, node string) *corev1.Pod {
@@ -156,5 +157,22 @@ func TestStreams(t *testing.T) {
 	}
 	if !r.RunsNoProcesses() {
 		t.Error("RunsNoProcesses = false")
+	}
+	// Follow: the log ends when the pod is killed.
+	done := make(chan error, 1)
+	go func() { done <- r.Logs(context.Background(), "u1", "c", &corev1.PodLogOptions{Follow: true}, &buf) }()
+	testutil.Eventually(t, 10*time.Second, "Logs -f waiting", func() bool {
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		return r.following == 1
+	})
+	select {
+	case err := <-done:
+		t.Fatalf("Logs -f of a running pod returned before the kill: %v", err)
+	default:
+	}
+	r.KillPod("u1")
+	if err := <-done; err != nil {
+		t.Errorf("Logs -f after the kill: %v", err)
 	}
 }

@@ -12,11 +12,27 @@ import (
 
 var _ container.Streams = (*Runtime)(nil)
 
-// Logs writes a running pod's log: empty, as nothing runs in it. Unknown
-// pods are container.ErrNotFound.
-func (r *Runtime) Logs(_ context.Context, pod types.UID, _ string, _ *corev1.PodLogOptions, _ io.Writer) error {
-	if _, ok := r.Running(pod); !ok {
+// Logs writes a running pod's log: empty, as nothing runs in it; with
+// Follow it returns when ctx ends or the pod is killed. Unknown pods are
+// container.ErrNotFound.
+func (r *Runtime) Logs(ctx context.Context, pod types.UID, _ string, opts *corev1.PodLogOptions, _ io.Writer) error {
+	r.mu.Lock()
+	stopped, ok := r.stopped[pod]
+	if ok && opts.Follow {
+		r.following++
+	}
+	r.mu.Unlock()
+	if !ok {
 		return container.ErrNotFound
+	}
+	if opts.Follow {
+		select {
+		case <-ctx.Done():
+		case <-stopped:
+		}
+		r.mu.Lock()
+		r.following--
+		r.mu.Unlock()
 	}
 	return nil
 }
