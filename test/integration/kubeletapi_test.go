@@ -201,8 +201,10 @@ func TestKubectlExecLogs(t *testing.T) {
 		} {
 			t.Run(mode.name+"/"+tc.name, func(t *testing.T) {
 				bin := kubectlBinary(t, tc.bin)
-				out, errOut, code := kubectl(t, bin, kc, tc.env, "", "-n", l.ns, "exec", "web", "--", "echo", "hi")
-				if code != 0 || out != "hi\n" {
+				// -v=4 shows a fallback from WebSocket to SPDY, which
+				// would hide a broken WebSocket path.
+				out, errOut, code := kubectl(t, bin, kc, tc.env, "", "-v=4", "-n", l.ns, "exec", "web", "--", "echo", "hi")
+				if code != 0 || out != "hi\n" || strings.Contains(strings.ToLower(errOut), "fallback") {
 					t.Errorf("exec echo hi = %q %q %d", out, errOut, code)
 				}
 				out, errOut, code = kubectl(t, bin, kc, tc.env, "from stdin\n", "-n", l.ns, "exec", "-i", "web", "--",
@@ -262,7 +264,7 @@ func TestKubectlPortForward(t *testing.T) {
 				pctx, stop := context.WithTimeout(ctx, 30*time.Second)
 				defer stop()
 				cmd := exec.CommandContext(pctx, kubectlBinary(t, "kubectl"), "--kubeconfig", server.Kubeconfig, "-n", l.ns,
-					"port-forward", "--address", "127.0.0.1", "pod/web", ":8080")
+					"-v=4", "port-forward", "--address", "127.0.0.1", "pod/web", ":8080")
 				cmd.Env = append(os.Environ(), tc.env...)
 				stdout, err := cmd.StdoutPipe()
 				noErr(t, err)
@@ -284,6 +286,9 @@ func TestKubectlPortForward(t *testing.T) {
 				got, err := bufio.NewReader(conn).ReadString('\n')
 				if err != nil || got != "echo:ping\n" {
 					t.Errorf("through the forward: %q, %v; want echo:ping (stderr %q)", got, err, stderr.String())
+				}
+				if strings.Contains(strings.ToLower(stderr.String()), "fallback") {
+					t.Errorf("kubectl fell back to SPDY: %s", stderr.String())
 				}
 			})
 		}

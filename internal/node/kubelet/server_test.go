@@ -395,3 +395,69 @@ func TestConfigValidation(t *testing.T) {
 		}
 	}
 }
+
+// TestExecWebSocket runs kubectl's WebSocket v5 protocol against the
+// kubelet API itself (an API server proxies it as is to nodes declaring
+// ExtendWebSocketsToKubelet): stdin, stdout, stderr and the exit code.
+func TestExecWebSocket(t *testing.T) {
+	l := newLab(t)
+	cfg := l.config(t, "a", "admin")
+	q := url.Values{"command": {"sh", "-c", "cat; echo oops >&2; exit 4"}, "input": {"1"}, "output": {"1"}, "error": {"1"}}
+	ex, err := remotecommand.NewWebSocketExecutor(cfg, "GET", execURL(cfg, "/exec/ns/web/app", q).String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr bytes.Buffer
+	err = ex.StreamWithContext(context.Background(), remotecommand.StreamOptions{Stdin: strings.NewReader("over ws\n"), Stdout: &stdout, Stderr: &stderr})
+	var exitErr exec.ExitError
+	if !errors.As(err, &exitErr) || exitErr.ExitStatus() != 4 {
+		t.Errorf("exec error = %v, want exit code 4", err)
+	}
+	if stdout.String() != "over ws\n" || stderr.String() != "oops\n" {
+		t.Errorf("stdout %q stderr %q", stdout.String(), stderr.String())
+	}
+	// The simulated runtime refuses before the upgrade.
+	cfg = l.config(t, "b", "admin")
+	ex, _ = remotecommand.NewWebSocketExecutor(cfg, "GET", execURL(cfg, "/exec/ns/idle/c", url.Values{"command": {"true"}, "output": {"1"}}).String())
+	err = ex.StreamWithContext(context.Background(), remotecommand.StreamOptions{Stdout: io.Discard})
+	if err == nil || !strings.Contains(err.Error(), container.ErrNotSupported.Error()) {
+		t.Errorf("WebSocket exec on the simulated runtime: %v", err)
+	}
+}
+
+// TestPortForwardWebSocketTunnel forwards through kubectl's
+// WebSocket-tunnelled SPDY, straight to the kubelet API.
+func TestPortForwardWebSocketTunnel(t *testing.T) {
+	l := newLab(t)
+	cfg := l.config(t, "a", "admin")
+	u, _ := url.Parse(cfg.Host + "/portForward/ns/web")
+	dialer, err := portforward.NewSPDYOverWebsocketDialer(u, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stop, ready := make(chan struct{}), make(chan struct{})
+	defer close(stop)
+	fw, err := portforward.NewOnAddresses(dialer, []string{"127.0.0.1"}, []string{"0:8080"}, stop, ready, io.Discard, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- fw.ForwardPorts() }()
+	select {
+	case <-ready:
+	case err := <-errc:
+		t.Fatalf("ForwardPorts: %v", err)
+	}
+	ports, _ := fw.GetPorts()
+	c, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", ports[0].Local))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	_ = c.SetDeadline(time.Now().Add(10 * time.Second))
+	_, _ = io.WriteString(c, "tunnel\n")
+	buf := make([]byte, len("echo:tunnel\n"))
+	if _, err := io.ReadFull(c, buf); err != nil || string(buf) != "echo:tunnel\n" {
+		t.Errorf("read %q, %v", buf, err)
+	}
+}

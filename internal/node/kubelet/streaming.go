@@ -89,6 +89,8 @@ func (h *nodeHandler) portForward(w http.ResponseWriter, r *http.Request) {
 	}
 	if tunnel {
 		upgrade := proxy.NewUpgradeAwareHandler(h.internalURL(r), h.s.internal.transport(), false, true, errorResponder{})
+		// The internal server routes by Host: the node's name.
+		upgrade.UseLocationHost = true
 		translator.NewTunnelingHandler(upgrade).ServeHTTP(w, r)
 		return
 	}
