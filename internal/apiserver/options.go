@@ -137,7 +137,7 @@ func (o *Options) AddFlags(fss *cliflag.NamedFlagSets) {
 // addKubeletFlags registers kube-apiserver's kubelet client flags.
 func (o *Options) addKubeletFlags(fs *pflag.FlagSet) {
 	k := &o.Kubelet
-	fs.StringSliceVar(&k.PreferredAddressTypes, "kubelet-preferred-address-types", k.PreferredAddressTypes, "List of the preferred NodeAddressTypes to use for kubelet connections. (svcplane: a Node annotated "+kubeletclient.AddressAnnotation+" is dialled at that address.)")
+	fs.StringSliceVar(&k.PreferredAddressTypes, "kubelet-preferred-address-types", k.PreferredAddressTypes, "List of the preferred NodeAddressTypes to use for kubelet connections. (svcplane's default is kubeadm's; a Node annotated "+kubeletclient.AddressAnnotation+" is dialled at that address.)")
 	fs.DurationVar(&k.Timeout, "kubelet-timeout", k.Timeout, "Timeout for kubelet operations.")
 	fs.StringVar(&k.CertFile, "kubelet-client-certificate", k.CertFile, "Path to a client cert file for TLS.")
 	fs.StringVar(&k.KeyFile, "kubelet-client-key", k.KeyFile, "Path to a client key file for TLS.")

@@ -28,11 +28,13 @@ type Config struct {
 	CertFile, KeyFile, CAFile string
 }
 
-// DefaultConfig has kube-apiserver's defaults.
+// DefaultConfig has kube-apiserver's defaults, except the address
+// types: kubeadm's InternalIP,ExternalIP,Hostname (kube-apiserver's own
+// default tries Hostname first, and a node's name resolves nowhere in a
+// lab of network namespaces).
 func DefaultConfig() Config {
 	return Config{Port: 10250, Timeout: 5 * time.Second, PreferredAddressTypes: []string{
-		string(corev1.NodeHostName), string(corev1.NodeInternalDNS), string(corev1.NodeInternalIP),
-		string(corev1.NodeExternalDNS), string(corev1.NodeExternalIP)}}
+		string(corev1.NodeInternalIP), string(corev1.NodeExternalIP), string(corev1.NodeHostName)}}
 }
 
 // Validate checks the address types (kube-apiserver's message).

@@ -71,6 +71,18 @@ func (a *Agent) wantAnnotations(node string) map[string]string {
 	return map[string]string{kubeletclient.AddressAnnotation: host}
 }
 
+// staleAnnotations are annotations of n the agent no longer wants: the
+// kubelet address of an earlier run when the node is now reached at its
+// own address (or serves no kubelet API).
+func (a *Agent) staleAnnotations(n *corev1.Node) []string {
+	if host, _ := a.kubeletEndpoint(n.Name); host == "" {
+		if _, ok := n.Annotations[kubeletclient.AddressAnnotation]; ok {
+			return []string{kubeletclient.AddressAnnotation}
+		}
+	}
+	return nil
+}
+
 // declaredFeatures are the node's status.declaredFeatures: the kubelet
 // API serves kubectl's WebSocket protocols itself, as a 1.36 kubelet.
 func (a *Agent) declaredFeatures() []string {

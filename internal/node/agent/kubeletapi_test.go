@@ -50,7 +50,14 @@ func TestKubeletAPIEndpointReported(t *testing.T) {
 		t.Errorf("nodes share a port: %v", ports)
 	}
 
+	// The same node without a kubelet API (an agent restarted with
+	// --kubelet-api=false): the kubelet's 10250, the annotation removed.
 	plain := newFixture(t, "m0")
+	if _, err := plain.client.CoreV1().Nodes().Create(ctx, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "m0",
+		Annotations: map[string]string{kubeletclient.AddressAnnotation: "127.0.0.1"}}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	plain.cache(&corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "m0"}})
 	plain.heartbeat("m0")
 	if n := plain.node("m0"); n.Status.DaemonEndpoints.KubeletEndpoint.Port != 10250 || n.Annotations[kubeletclient.AddressAnnotation] != "" || n.Status.DeclaredFeatures != nil {
 		t.Errorf("without a kubelet API: %+v %v %v", n.Status.DaemonEndpoints, n.Annotations, n.Status.DeclaredFeatures)

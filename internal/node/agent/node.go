@@ -88,7 +88,8 @@ func (a *Agent) ensureNode(ctx context.Context, name string) (*corev1.Node, erro
 			missing = true
 		}
 	}
-	if !missing {
+	stale := a.staleAnnotations(n)
+	if !missing && len(stale) == 0 {
 		return n, nil
 	}
 	n = n.DeepCopy()
@@ -103,6 +104,9 @@ func (a *Agent) ensureNode(ctx context.Context, name string) (*corev1.Node, erro
 	}
 	for k, v := range wantAnn {
 		n.Annotations[k] = v
+	}
+	for _, k := range stale {
+		delete(n.Annotations, k)
 	}
 	return nodes.Update(ctx, n, metav1.UpdateOptions{})
 }
