@@ -20,7 +20,9 @@ import (
 	authorizationv1 "k8s.io/api/authorization/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apiserver/pkg/authentication/authenticator"
+	"k8s.io/apiserver/pkg/authentication/user"
 	"k8s.io/apiserver/pkg/authorization/authorizer"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
@@ -459,5 +461,82 @@ func TestPortForwardWebSocketTunnel(t *testing.T) {
 	buf := make([]byte, len("echo:tunnel\n"))
 	if _, err := io.ReadFull(c, buf); err != nil || string(buf) != "echo:tunnel\n" {
 		t.Errorf("read %q, %v", buf, err)
+	}
+}
+
+// recordingStreams records what Exec is given.
+type recordingStreams struct {
+	kubelettest.HostStreams
+	tty     bool
+	stderr  bool
+	resizes []container.TerminalSize
+}
+
+func (r *recordingStreams) Exec(_ context.Context, _ types.UID, _ string, opts container.ExecOptions) (int, error) {
+	r.tty, r.stderr = opts.TTY, opts.Stderr != nil
+	for s := range opts.Resize {
+		r.resizes = append(r.resizes, s)
+		if len(r.resizes) == 2 {
+			break
+		}
+	}
+	_, _ = io.WriteString(opts.Stdout, "tty done\n")
+	return 0, nil
+}
+
+type sizes struct {
+	next []remotecommand.TerminalSize
+}
+
+func (s *sizes) Next() *remotecommand.TerminalSize {
+	if len(s.next) == 0 {
+		return nil // no more: client-go stops asking
+	}
+	n := s.next[0]
+	s.next = s.next[1:]
+	return &n
+}
+
+// TestExecTTY: a TTY exec has no separate stderr and gets the client's
+// terminal sizes.
+func TestExecTTY(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	ca, err := pki.LoadOrCreateCA(t.TempDir(), "test-ca")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := &recordingStreams{}
+	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "p", UID: "u"}, Spec: corev1.PodSpec{NodeName: "a", Containers: []corev1.Container{{Name: "c"}}}}
+	srv, err := New(Config{Nodes: []string{"a"},
+		Lookup: func(string, string) (Target, bool) { return Target{Pod: pod, UID: pod.UID, Node: "a", Streams: rec}, true },
+		Pods:   func(string) []*corev1.Pod { return nil },
+		Authenticator: authenticator.RequestFunc(func(*http.Request) (*authenticator.Response, bool, error) {
+			return &authenticator.Response{User: &user.DefaultInfo{Name: "admin"}}, true, nil
+		}),
+		Authorizer: authorizer.AuthorizerFunc(func(context.Context, authorizer.Attributes) (authorizer.Decision, string, error) {
+			return authorizer.DecisionAllow, "", nil
+		})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	l := &lab{srv: srv, ca: ca}
+	cfg := l.config(t, "a", "admin")
+	ex, err := remotecommand.NewSPDYExecutor(cfg, "POST", execURL(cfg, "/exec/ns/p/c", url.Values{"command": {"sh"}, "input": {"1"}, "output": {"1"}, "tty": {"1"}}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	err = ex.StreamWithContext(ctx, remotecommand.StreamOptions{Stdin: strings.NewReader(""), Stdout: &out, Tty: true,
+		TerminalSizeQueue: &sizes{next: []remotecommand.TerminalSize{{Width: 80, Height: 24}, {Width: 100, Height: 30}}}})
+	if err != nil || out.String() != "tty done\n" {
+		t.Fatalf("tty exec: %q, %v", out.String(), err)
+	}
+	want := []container.TerminalSize{{Width: 80, Height: 24}, {Width: 100, Height: 30}}
+	if !rec.tty || rec.stderr || len(rec.resizes) != 2 || rec.resizes[0] != want[0] || rec.resizes[1] != want[1] {
+		t.Errorf("runtime got tty %v, stderr %v, sizes %v; want tty, no stderr, %v", rec.tty, rec.stderr, rec.resizes, want)
 	}
 }
