@@ -308,9 +308,14 @@ func TestExecRefused(t *testing.T) {
 		{"b", "/exec/ns/idle/c", "pod ns/idle: " + container.ErrNotSupported.Error()},
 		{"a", "/exec/ns/web/other-uid/app", "pod does not exist"},
 		{"a", "/attach/ns/web/app", "attach is not supported by svcplane's pod runtimes"},
+		{"a", "/exec/ns/web/app?nocommand", "you must specify at least one command for the container"},
 	} {
 		cfg := l.config(t, tc.node, "admin")
-		ex, err := remotecommand.NewSPDYExecutor(cfg, "POST", execURL(cfg, tc.path, url.Values{"command": {"true"}, "output": {"1"}}))
+		q := url.Values{"command": {"true"}, "output": {"1"}}
+		if strings.HasSuffix(tc.path, "?nocommand") {
+			tc.path, q = strings.TrimSuffix(tc.path, "?nocommand"), url.Values{"output": {"1"}}
+		}
+		ex, err := remotecommand.NewSPDYExecutor(cfg, "POST", execURL(cfg, tc.path, q))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -43,6 +43,10 @@ func (h *nodeHandler) exec(w http.ResponseWriter, r *http.Request) {
 	if refuseNoProcesses(w, t) {
 		return
 	}
+	if len(r.URL.Query()["command"]) == 0 {
+		writeStatus(w, apierrors.NewBadRequest("you must specify at least one command for the container"))
+		return
+	}
 	if wsstream.IsWebSocketRequestWithStreamCloseProtocol(r) {
 		// kubectl's WebSocket v5, proxied as is by an API server for a
 		// node that declares ExtendWebSocketsToKubelet: translated to
