@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/tls"
 	"fmt"
+	"net"
 	"os"
 	"time"
 
@@ -78,6 +79,21 @@ func kubeletAPIConfig(cfg *rest.Config, clientCA []byte, ca *pki.CA, bind, adver
 		}
 	}
 	return kc, nil
+}
+
+// kubeletBindAddress is where up's local kubelet APIs listen: the
+// advertise address when it is this host's, else every address (an
+// advertise address behind NAT).
+func kubeletBindAddress(advertise net.IP) string {
+	addrs, err := net.InterfaceAddrs()
+	if err == nil {
+		for _, a := range addrs {
+			if n, ok := a.(*net.IPNet); ok && n.IP.Equal(advertise) {
+				return advertise.String()
+			}
+		}
+	}
+	return "0.0.0.0"
 }
 
 // clientCABundle is the CA bundle of the kubelet's --client-ca-file: the

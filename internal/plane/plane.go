@@ -169,12 +169,12 @@ func (p *Plane) addLocalNodes() error {
 		// The local nodes' kubelet APIs listen on the advertise address
 		// with certificates of the cluster CA (the API server checks
 		// them with --kubelet-certificate-authority).
-		addr := p.Server.AdvertiseAddress.String()
+		addr := p.Server.AdvertiseAddress
 		caPEM, err := os.ReadFile(p.Server.CA().CertFile)
 		if err != nil {
 			return err
 		}
-		if ac.KubeletAPI, err = kubeletAPIConfig(cfg, caPEM, p.Server.CA(), addr, addr); err != nil {
+		if ac.KubeletAPI, err = kubeletAPIConfig(cfg, caPEM, p.Server.CA(), kubeletBindAddress(addr), addr.String()); err != nil {
 			return err
 		}
 	}
