@@ -25,6 +25,8 @@ import (
 	"github.com/svcplane/svcplane/internal/node/kubelet/kubelettest"
 	"github.com/svcplane/svcplane/internal/node/runtime/sim"
 	"github.com/svcplane/svcplane/internal/plane"
+	"github.com/svcplane/svcplane/internal/testutil"
+	"github.com/svcplane/svcplane/test/integration/framework"
 )
 
 // kubeletLab is a kubelet API for two nodes of the shared server: pods on
@@ -324,5 +326,44 @@ func TestExecForbidden(t *testing.T) {
 		if code == 0 || !strings.Contains(errOut, want) {
 			t.Errorf("%v: exec = %q %d; want %q", env, errOut, code, want)
 		}
+	}
+}
+
+// TestLocalNodeKubeletAPI runs a server with one local node, as `up`: the
+// node's kubelet API has a serving certificate of the cluster CA, which
+// the API server checks (--kubelet-certificate-authority), and the API
+// server reaches it as kube-apiserver-kubelet-client through kubeadm's
+// binding; a simulated pod's log is empty.
+func TestLocalNodeKubeletAPI(t *testing.T) {
+	skipShort(t)
+	s, err := framework.StartWith(t.TempDir(), func(o *framework.Options) { o.Nodes = 1 })
+	noErr(t, err)
+	defer func() { noErr(t, s.Stop()) }()
+	ctx, c := context.Background(), s.Client
+	if s.Options.Kubelet.CAFile == "" {
+		t.Fatal("no --kubelet-certificate-authority with a local node")
+	}
+	ns := newNamespace(t, c)
+	get(c.CoreV1().Pods(ns).Create(ctx, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "web"},
+		Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "app", Image: "nginx"}}}}, metav1.CreateOptions{}))(t)
+	testutil.EventuallyErr(t, 60*time.Second, "pod web Running", func() error {
+		p, err := c.CoreV1().Pods(ns).Get(ctx, "web", metav1.GetOptions{})
+		if err == nil && p.Status.Phase != corev1.PodRunning {
+			err = fmt.Errorf("phase %s", p.Status.Phase)
+		}
+		return err
+	})
+	// The binding is applied once the server serves; the kubelet API
+	// caches a denial 30 s, so the first try may come too early.
+	testutil.EventuallyErr(t, 60*time.Second, "the log of web", func() error {
+		out, err := c.CoreV1().Pods(ns).GetLogs("web", &corev1.PodLogOptions{}).DoRaw(ctx)
+		if err == nil && len(out) != 0 {
+			err = fmt.Errorf("log %q, want empty", out)
+		}
+		return err
+	})
+	err = c.CoreV1().Pods(ns).GetLogs("web", &corev1.PodLogOptions{Container: "nope"}).Do(ctx).Error()
+	if err == nil || !strings.Contains(err.Error(), "container nope is not valid for pod web") {
+		t.Errorf("log of a missing container: %v", err)
 	}
 }
