@@ -7,7 +7,6 @@ import (
 	"net"
 	"net/netip"
 	"os"
-	"path/filepath"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -48,11 +47,6 @@ type Plane struct {
 func New(ctx context.Context, o *Options) (*Plane, error) {
 	if err := o.Validate(); err != nil {
 		return nil, err
-	}
-	if o.Nodes > 0 && o.Kubelet.CAFile == "" {
-		// The local nodes' kubelet serving certificates are the
-		// cluster CA's.
-		o.Kubelet.CAFile = filepath.Join(o.PKIDir(), "ca.crt")
 	}
 	s, err := apiserver.New(ctx, o.Options)
 	if err != nil {
@@ -168,7 +162,8 @@ func (p *Plane) addLocalNodes() error {
 	if ac.KubeletAPI != nil {
 		// The local nodes' kubelet APIs listen on the advertise address
 		// with certificates of the cluster CA (the API server checks
-		// them with --kubelet-certificate-authority).
+		// them when given --kubelet-certificate-authority
+		// <data-dir>/pki/ca.crt; by default it does not, as kubeadm's).
 		addr := p.Server.AdvertiseAddress
 		caPEM, err := os.ReadFile(p.Server.CA().CertFile)
 		if err != nil {

@@ -331,18 +331,19 @@ func TestExecForbidden(t *testing.T) {
 
 // TestLocalNodeKubeletAPI runs a server with one local node, as `up`: the
 // node's kubelet API has a serving certificate of the cluster CA, which
-// the API server checks (--kubelet-certificate-authority), and the API
+// the API server checks (given --kubelet-certificate-authority), and the API
 // server reaches it as kube-apiserver-kubelet-client through kubeadm's
 // binding; a simulated pod's log is empty.
 func TestLocalNodeKubeletAPI(t *testing.T) {
 	skipShort(t)
-	s, err := framework.StartWith(t.TempDir(), func(o *framework.Options) { o.Nodes = 1 })
+	dir := t.TempDir()
+	s, err := framework.StartWith(dir, func(o *framework.Options) {
+		o.Nodes = 1
+		o.Kubelet.CAFile = filepath.Join(o.PKIDir(), "ca.crt")
+	})
 	noErr(t, err)
 	defer func() { noErr(t, s.Stop()) }()
 	ctx, c := context.Background(), s.Client
-	if s.Options.Kubelet.CAFile == "" {
-		t.Fatal("no --kubelet-certificate-authority with a local node")
-	}
 	ns := newNamespace(t, c)
 	get(c.CoreV1().Pods(ns).Create(ctx, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "web"},
 		Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "app", Image: "nginx"}}}}, metav1.CreateOptions{}))(t)
