@@ -15,7 +15,7 @@ func (a *Agent) newKubeletAPI() error {
 		return nil
 	}
 	kc := *a.cfg.KubeletAPI
-	kc.Nodes, kc.Lookup, kc.Pods = a.cfg.Names, a.kubeletPod, a.kubeletPods
+	kc.Nodes, kc.Lookup, kc.Pods, kc.NodeAddresses = a.cfg.Names, a.kubeletPod, a.kubeletPods, a.hostIPs
 	s, err := kubelet.New(kc)
 	if err != nil {
 		return err

@@ -62,6 +62,9 @@ type Config struct {
 	// one), and the API server dials AdvertiseAddress: simulated nodes'
 	// addresses route nowhere.
 	Listen func(node, network, address string) (net.Listener, error)
+	// NodeAddresses are a node's own addresses, also names of its serving
+	// certificate (the agent fills it in).
+	NodeAddresses func(node string) []string
 	Port   int
 	// BindAddress (default 127.0.0.1) and AdvertiseAddress (default:
 	// BindAddress, or 127.0.0.1 when that is unspecified) are for nodes

@@ -2,13 +2,18 @@ package kubelet
 
 import (
 	"context"
+	"crypto/tls"
 	"net"
 	"net/http"
+	"slices"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apiserver/pkg/authentication/authenticator"
 	"k8s.io/apiserver/pkg/authorization/authorizer"
+
+	"github.com/svcplane/svcplane/internal/pki"
 )
 
 // TestListenHook: with a Listen hook (the netns runtime's ListenInNode)
@@ -18,7 +23,18 @@ func TestListenHook(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	var asked []string
+	names := map[string][]string{}
 	srv, err := New(Config{Nodes: []string{"a", "b"},
+		NodeAddresses: func(node string) []string { return []string{"10.1.0." + map[string]string{"a": "1", "b": "2"}[node]} },
+		Certificate: func(node string, hosts []string) (*tls.Certificate, error) {
+			names[node] = hosts
+			certPEM, keyPEM, err := pki.SelfSigned(node, time.Hour)
+			if err != nil {
+				return nil, err
+			}
+			c, err := tls.X509KeyPair(certPEM, keyPEM)
+			return &c, err
+		},
 		Lookup:        func(string, string) (Target, bool) { return Target{}, false },
 		Pods:          func(string) []*corev1.Pod { return nil },
 		Authenticator: authenticator.RequestFunc(func(*http.Request) (*authenticator.Response, bool, error) { return nil, false, nil }),
@@ -43,5 +59,9 @@ func TestListenHook(t *testing.T) {
 		if ep, ok := srv.Endpoint(n); !ok || ep != (Endpoint{Port: DefaultPort}) {
 			t.Errorf("endpoint of %s: %+v, %v", n, ep, ok)
 		}
+	}
+	// The serving certificates name the node and its own addresses.
+	if !slices.Equal(names["a"], []string{"a", "10.1.0.1"}) || !slices.Equal(names["b"], []string{"b", "10.1.0.2"}) {
+		t.Errorf("certificate names %v", names)
 	}
 }

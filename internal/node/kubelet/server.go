@@ -90,11 +90,12 @@ func (s *Server) Start(ctx context.Context) error {
 			return fail(err)
 		}
 		listeners = append(listeners, l)
-		hosts := []string{node, s.cfg.AdvertiseAddress}
-		if ep.Host == "" {
-			if h, _, err := net.SplitHostPort(l.Addr().String()); err == nil {
-				hosts = append(hosts, h)
-			}
+		hosts := []string{node}
+		if ep.Host != "" {
+			hosts = append(hosts, ep.Host)
+		}
+		if s.cfg.NodeAddresses != nil {
+			hosts = append(hosts, s.cfg.NodeAddresses(node)...)
 		}
 		cert, err := s.certificate(node, hosts)
 		if err != nil {
@@ -107,7 +108,6 @@ func (s *Server) Start(ctx context.Context) error {
 			TLSNextProto: map[string]func(*http.Server, *tls.Conn, http.Handler){},
 			TLSConfig: &tls.Config{MinVersion: tls.VersionTLS12, Certificates: []tls.Certificate{*cert},
 				ClientAuth: tls.RequestClientCert, NextProtos: []string{"http/1.1"}},
-			ErrorLog: nil,
 		}
 		servers = append(servers, srv)
 		endpoints[node] = ep
