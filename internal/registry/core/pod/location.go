@@ -175,3 +175,19 @@ func streamLocation(ctx context.Context, pods rest.Getter, conn KubeletConnectio
 		Path:     fmt.Sprintf("/%s/%s/%s%s", path, pod.Namespace, pod.Name, segs),
 		RawQuery: streamParams(opts).Encode()}, info, nil
 }
+
+// ExecLocation is the kubelet URL of an exec in a container of the pod
+// (container "" is its only one), as upstream's ExecLocation.
+func ExecLocation(ctx context.Context, pods rest.Getter, conn KubeletConnection, name string, opts *corev1.PodExecOptions) (*url.URL, *kubeletclient.ConnectionInfo, error) {
+	return streamLocation(ctx, pods, conn, name, opts, opts.Container, "exec")
+}
+
+// AttachLocation is the kubelet URL of an attach, as upstream's.
+func AttachLocation(ctx context.Context, pods rest.Getter, conn KubeletConnection, name string, opts *corev1.PodAttachOptions) (*url.URL, *kubeletclient.ConnectionInfo, error) {
+	return streamLocation(ctx, pods, conn, name, opts, opts.Container, "attach")
+}
+
+// PortForwardLocation is the kubelet URL of a port-forward, as upstream's.
+func PortForwardLocation(ctx context.Context, pods rest.Getter, conn KubeletConnection, name string, opts *corev1.PodPortForwardOptions) (*url.URL, *kubeletclient.ConnectionInfo, error) {
+	return streamLocation(ctx, pods, conn, name, opts, "", "portForward")
+}

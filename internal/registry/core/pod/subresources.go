@@ -76,12 +76,12 @@ func (r *StreamREST) Connect(ctx context.Context, name string, opts runtime.Obje
 	switch o := opts.(type) {
 	case *corev1.PodExecOptions:
 		stream = translator.Options{Stdin: o.Stdin, Stdout: o.Stdout, Stderr: o.Stderr, Tty: o.TTY}
-		location, info, err = streamLocation(ctx, r.Pods, r.Kubelet, name, o, o.Container, "exec")
+		location, info, err = ExecLocation(ctx, r.Pods, r.Kubelet, name, o)
 	case *corev1.PodAttachOptions:
 		stream = translator.Options{Stdin: o.Stdin, Stdout: o.Stdout, Stderr: o.Stderr, Tty: o.TTY}
-		location, info, err = streamLocation(ctx, r.Pods, r.Kubelet, name, o, o.Container, "attach")
+		location, info, err = AttachLocation(ctx, r.Pods, r.Kubelet, name, o)
 	case *corev1.PodPortForwardOptions:
-		location, info, err = streamLocation(ctx, r.Pods, r.Kubelet, name, o, "", "portForward")
+		location, info, err = PortForwardLocation(ctx, r.Pods, r.Kubelet, name, o)
 	default:
 		return nil, fmt.Errorf("invalid options object: %#v", opts)
 	}
