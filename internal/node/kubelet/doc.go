@@ -5,16 +5,19 @@
 // It serves, per node:
 //
 //	GET      /containerLogs/{namespace}/{pod}/{container}   the kubelet's log options
-//	GET|POST /exec/{namespace}/{pod}[/{uid}]/{container}    SPDY v1–v4.channel.k8s.io (and the legacy WebSocket channels)
+//	GET|POST /exec/{namespace}/{pod}[/{uid}]/{container}    SPDY v1–v4.channel.k8s.io, WebSocket v5 (and the legacy channels)
 //	GET|POST /attach/{namespace}/{pod}[/{uid}]/{container}  400: no runtime of svcplane attaches
-//	GET|POST /portForward/{namespace}/{pod}[/{uid}]         SPDY portforward.k8s.io (and the WebSocket v4 channels)
+//	GET|POST /portForward/{namespace}/{pod}[/{uid}]         SPDY portforward.k8s.io, WebSocket-tunnelled SPDY (and the v4 channels)
 //	GET      /pods                                          the node's pods as a v1 PodList
 //	GET      /healthz                                       ok
 //
-// The streaming protocols are k8s.io/cri-streaming's, the kubelet's own
-// (the API server translates kubectl's WebSocket v5 exec and its
-// WebSocket-tunnelled port-forward into SPDY before they reach a node, as
-// kube-apiserver does for nodes that declare no ExtendWebSocketsToKubelet).
+// The streaming protocols' server side is k8s.io/cri-streaming's, the
+// kubelet's own. kubectl's WebSocket v5 exec and WebSocket-tunnelled
+// port-forward (which an API server passes on as they are to nodes that
+// declare ExtendWebSocketsToKubelet, as the agent's do) are translated to
+// SPDY here with k8s.io/apiserver's translators, over an in-process pipe
+// to the same handlers, as the kubelet translates them to its CRI
+// streaming server.
 //
 // Every request is authenticated and authorized as the kubelet does it:
 // client certificates signed by the cluster CA (and bearer tokens by
