@@ -65,7 +65,7 @@ type Config struct {
 	// NodeAddresses are a node's own addresses, also names of its serving
 	// certificate (the agent fills it in).
 	NodeAddresses func(node string) []string
-	Port   int
+	Port          int
 	// BindAddress (default 127.0.0.1) and AdvertiseAddress (default:
 	// BindAddress, or 127.0.0.1 when that is unspecified) are for nodes
 	// without Listen.

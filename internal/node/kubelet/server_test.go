@@ -514,8 +514,10 @@ func TestExecTTY(t *testing.T) {
 	rec := &recordingStreams{}
 	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "p", UID: "u"}, Spec: corev1.PodSpec{NodeName: "a", Containers: []corev1.Container{{Name: "c"}}}}
 	srv, err := New(Config{Nodes: []string{"a"},
-		Lookup: func(string, string) (Target, bool) { return Target{Pod: pod, UID: pod.UID, Node: "a", Streams: rec}, true },
-		Pods:   func(string) []*corev1.Pod { return nil },
+		Lookup: func(string, string) (Target, bool) {
+			return Target{Pod: pod, UID: pod.UID, Node: "a", Streams: rec}, true
+		},
+		Pods: func(string) []*corev1.Pod { return nil },
 		Authenticator: authenticator.RequestFunc(func(*http.Request) (*authenticator.Response, bool, error) {
 			return &authenticator.Response{User: &user.DefaultInfo{Name: "admin"}}, true, nil
 		}),
