@@ -23,7 +23,8 @@ type Config struct {
 	Port int
 	// PreferredAddressTypes order the node's addresses.
 	PreferredAddressTypes []string
-	// Timeout bounds dialing a kubelet (--kubelet-timeout).
+	// Timeout bounds dialing a kubelet (--kubelet-timeout; kube-apiserver
+	// 1.36 accepts the flag and uses it nowhere).
 	Timeout                   time.Duration
 	CertFile, KeyFile, CAFile string
 }
