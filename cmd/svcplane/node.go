@@ -32,7 +32,10 @@ system:node:<--node-name of the server>, under the Node authorizer and
 NodeRestriction) for that one node, <data-dir>/node-simulator-kubeconfig
 (group svcplane:node-simulators: the system:node role's rights for every
 node) for more; without --kubeconfig, the one that fits --nodes in
-./svcplane-data.`,
+./svcplane-data. Each node serves its kubelet API (--kubelet-api) on
+--kubelet-address, a free port each, so that kubectl logs, exec and
+port-forward reach it through the API server; simulated pods have an
+empty log and refuse exec and port-forward (no process runs in them).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := o.Validate(); err != nil {

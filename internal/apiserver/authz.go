@@ -34,6 +34,13 @@ const (
 	// Node authorizer nor NodeRestriction narrows it to one node.
 	UserNodeSimulator   = "svcplane:node-simulator"
 	GroupNodeSimulators = "svcplane:node-simulators"
+	// UserKubeletClient is the API server's identity towards kubelets
+	// (kubeadm's apiserver-kubelet-client certificate, no group);
+	// internal/plane binds it to system:kubelet-api-admin as kubeadm's
+	// ClusterRoleBinding KubeletClientBinding does.
+	UserKubeletClient    = "kube-apiserver-kubelet-client"
+	KubeletClientBinding = "kubeadm:apiserver-kubelet-client"
+	RoleKubeletAPIAdmin  = "system:kubelet-api-admin"
 )
 
 // Authorization modes (kube-apiserver's --authorization-mode values that

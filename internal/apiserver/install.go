@@ -13,6 +13,7 @@ import (
 	genericapiserver "k8s.io/apiserver/pkg/server"
 
 	"github.com/svcplane/svcplane/internal/auth/rbac"
+	"github.com/svcplane/svcplane/internal/queryparams"
 	"github.com/svcplane/svcplane/internal/registry/apps/deployment"
 	"github.com/svcplane/svcplane/internal/registry/apps/replicaset"
 	"github.com/svcplane/svcplane/internal/registry/core/namespace"
@@ -38,7 +39,9 @@ func apiGroups(defs []*resource.Definition, scheme *runtime.Scheme, codecs seria
 	versionMap := func(gv schema.GroupVersion) map[string]rest.Storage {
 		info, ok := infos[gv.Group]
 		if !ok {
-			i := genericapiserver.NewDefaultAPIGroupInfo(gv.Group, scheme, metav1.ParameterCodec, codecs)
+			// The pods and nodes subresources' options are decoded with
+			// the server's scheme; the meta options as usual.
+			i := genericapiserver.NewDefaultAPIGroupInfo(gv.Group, scheme, queryparams.ParameterCodec(scheme, metav1.ParameterCodec), codecs)
 			info = &i
 			infos[gv.Group] = info
 			order = append(order, gv.Group)

@@ -10,11 +10,13 @@ import (
 	"strings"
 	"time"
 
+	"github.com/spf13/pflag"
 	cliflag "k8s.io/component-base/cli/flag"
 
 	"github.com/svcplane/svcplane/internal/allocator/ipallocator"
 	"github.com/svcplane/svcplane/internal/allocator/portallocator"
 	"github.com/svcplane/svcplane/internal/bootstrap/reconcilers"
+	"github.com/svcplane/svcplane/internal/kubeletclient"
 )
 
 // Options are the API server's settings, shared by `svcplane server` and
@@ -61,6 +63,10 @@ type Options struct {
 
 	// ServiceAccounts: the ServiceAccount token keys, issuers, audiences.
 	ServiceAccounts ServiceAccountOptions
+
+	// Kubelet: how pods/log, exec, attach, portforward and nodes/proxy
+	// reach kubelets (kube-apiserver's --kubelet-* flags).
+	Kubelet kubeletclient.Config
 }
 
 // Service IP allocator modes.
@@ -74,6 +80,7 @@ func NewOptions() *Options {
 	return &Options{
 		StorageSecurity: NewStorageSecurity(),
 		ServiceAccounts: NewServiceAccountOptions(),
+		Kubelet:         kubeletclient.DefaultConfig(),
 		DataDir:         "svcplane-data",
 		SecurePort:      6443,
 		AnonymousAuth:   true,
@@ -124,6 +131,17 @@ func (o *Options) AddFlags(fss *cliflag.NamedFlagSets) {
 	fss.FlagSet("authorization").StringSliceVar(&o.AuthorizationModes, "authorization-mode", o.AuthorizationModes, "Ordered list of plug-ins to do authorization on secure port. Elements of this list may be: "+strings.Join(authorizationModes, ", ")+". (svcplane's default is kubeadm's Node,RBAC; members of system:masters are always allowed.)")
 	o.addServiceAccountFlags(fss)
 	o.addStorageSecurityFlags(fss)
+	o.addKubeletFlags(fss.FlagSet("generic"))
+}
+
+// addKubeletFlags registers kube-apiserver's kubelet client flags.
+func (o *Options) addKubeletFlags(fs *pflag.FlagSet) {
+	k := &o.Kubelet
+	fs.StringSliceVar(&k.PreferredAddressTypes, "kubelet-preferred-address-types", k.PreferredAddressTypes, "List of the preferred NodeAddressTypes to use for kubelet connections. (svcplane's default is kubeadm's; a Node annotated "+kubeletclient.AddressAnnotation+" is dialled at that address.)")
+	fs.DurationVar(&k.Timeout, "kubelet-timeout", k.Timeout, "Timeout for kubelet operations.")
+	fs.StringVar(&k.CertFile, "kubelet-client-certificate", k.CertFile, "Path to a client cert file for TLS.")
+	fs.StringVar(&k.KeyFile, "kubelet-client-key", k.KeyFile, "Path to a client key file for TLS.")
+	fs.StringVar(&k.CAFile, "kubelet-certificate-authority", k.CAFile, "Path to a cert file for the certificate authority.")
 }
 
 // Validate checks the options and returns every problem at once.
@@ -181,6 +199,9 @@ func (o *Options) Validate() error {
 	}
 	if o.DataDir == "" {
 		errs = append(errs, fmt.Errorf("--data-dir must not be empty"))
+	}
+	if err := o.Kubelet.Validate(); err != nil {
+		errs = append(errs, err)
 	}
 	errs = append(errs, o.validateServiceAccounts()...)
 	errs = append(errs, o.validateStorageSecurity()...)

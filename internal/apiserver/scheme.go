@@ -18,6 +18,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
 
+	"github.com/svcplane/svcplane/internal/queryparams"
 	"github.com/svcplane/svcplane/internal/registry/resource"
 )
 
@@ -67,6 +68,10 @@ func NewScheme(defs []*resource.Definition) (*runtime.Scheme, error) {
 		&metav1.Status{}, &metav1.APIVersions{}, &metav1.APIGroupList{},
 		&metav1.APIGroup{}, &metav1.APIResourceList{})
 	if err := resource.AddToScheme(scheme, defs); err != nil {
+		return nil, err
+	}
+	// The pods and nodes subresources' options come as query parameters.
+	if err := queryparams.AddConversions(scheme); err != nil {
 		return nil, err
 	}
 	return scheme, nil

@@ -191,6 +191,9 @@ func (s *Server) build(o *Options, endpoints []string) error {
 		return err
 	}
 	wireTokenREST(byResource)
+	if err := installKubeletSubresources(core, byResource, o.Kubelet, authz.authorizer); err != nil {
+		return err
+	}
 	saTokens.installOpenIDMetadata(generic, config.ExternalAddress)
 	loops := repairLoops{}
 	if s.ServiceAllocators, loops, err = wireServices(o, byResource, config.RESTOptionsGetter, config.SharedInformerFactory, client); err != nil {
@@ -242,6 +245,13 @@ func (s *Server) applyServing(o *Options, c *genericapiserver.Config) error {
 		return err
 	}
 	s.ca = ca
+	if o.Kubelet.CertFile == "" {
+		// kubeadm's apiserver-kubelet-client: the API server's identity
+		// towards kubelets.
+		if o.Kubelet.CertFile, o.Kubelet.KeyFile, err = ca.EnsureClient(o.PKIDir(), "apiserver-kubelet-client", UserKubeletClient, nil); err != nil {
+			return err
+		}
+	}
 	certFile, keyFile, err := ca.EnsureServing(o.PKIDir(), "apiserver", servingHosts(o, s.AdvertiseAddress))
 	if err != nil {
 		return err

@@ -190,3 +190,30 @@ func serial() *big.Int {
 	n, _ := rand.Int(rand.Reader, new(big.Int).Lsh(big.NewInt(1), 62))
 	return n
 }
+
+// ServingPEM issues a serving certificate for hosts (DNS names and IPs),
+// valid for maxAge, kept in memory only (a node's kubelet API when the
+// agent holds the cluster CA). It returns the certificate and key in PEM.
+func (ca *CA) ServingPEM(commonName string, hosts []string, maxAge time.Duration) (certPEM, keyPEM []byte, err error) {
+	tmpl := &x509.Certificate{
+		Subject:     pkix.Name{CommonName: commonName},
+		KeyUsage:    x509.KeyUsageDigitalSignature | x509.KeyUsageKeyEncipherment,
+		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+	}
+	for _, h := range hosts {
+		if ip := net.ParseIP(h); ip != nil {
+			tmpl.IPAddresses = append(tmpl.IPAddresses, ip)
+		} else if h != "" {
+			tmpl.DNSNames = append(tmpl.DNSNames, h)
+		}
+	}
+	der, key, err := ca.sign(tmpl, maxAge)
+	if err != nil {
+		return nil, nil, err
+	}
+	keyDER, err := x509.MarshalECPrivateKey(key)
+	if err != nil {
+		return nil, nil, err
+	}
+	return pemBlock(certutil.CertificateBlockType, der), pemBlock(keyutil.ECPrivateKeyBlockType, keyDER), nil
+}

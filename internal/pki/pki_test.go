@@ -37,3 +37,29 @@ func TestClientPEM(t *testing.T) {
 		t.Errorf("a client certificate the CA does not verify: %v", err)
 	}
 }
+
+func TestServingPEM(t *testing.T) {
+	ca, err := LoadOrCreateCA(t.TempDir(), "test-ca")
+	if err != nil {
+		t.Fatal(err)
+	}
+	certPEM, keyPEM, err := ca.ServingPEM("node-1", []string{"node-1", "192.0.2.7"}, time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pair, err := tls.X509KeyPair(certPEM, keyPEM)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cert, _ := x509.ParseCertificate(pair.Certificate[0])
+	roots := x509.NewCertPool()
+	roots.AddCert(ca.Cert)
+	for _, host := range []string{"node-1", "192.0.2.7"} {
+		if _, err := cert.Verify(x509.VerifyOptions{Roots: roots, DNSName: host}); err != nil {
+			t.Errorf("%s: %v", host, err)
+		}
+	}
+	if _, err := cert.Verify(x509.VerifyOptions{Roots: roots, DNSName: "node-2"}); err == nil {
+		t.Error("verified for node-2")
+	}
+}

@@ -16,6 +16,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/svcplane/svcplane/internal/auth/node"
+	"github.com/svcplane/svcplane/internal/kubeletclient"
 	"github.com/svcplane/svcplane/internal/node/agent"
 	"github.com/svcplane/svcplane/internal/version"
 )
@@ -37,13 +38,21 @@ type NodeOptions struct {
 	QPS         float32
 	Burst       int
 	PprofAddr   string
+
+	// KubeletAPI serves each node's kubelet API (logs, exec,
+	// port-forward, nodes/proxy) on KubeletAddress (a free port per
+	// node), advertised to the API server as KubeletAdvertiseAddress;
+	// ClientCAFile is the kubelet's --client-ca-file.
+	KubeletAPI                              bool
+	KubeletAddress, KubeletAdvertiseAddress string
+	ClientCAFile                            string
 }
 
 // NewNodeOptions returns the agent's defaults.
 func NewNodeOptions() *NodeOptions {
 	return &NodeOptions{Runtime: "sim", Nodes: 1, Zones: []string{"zone-a", "zone-b", "zone-c"},
 		NodeIPs: "10.240.0.0/16", CPU: "4", Memory: "16Gi", MaxPods: 110, LeaseSecs: 40, Report: 5 * time.Minute,
-		Workers: 128, QPS: 1000, Burst: 2000}
+		Workers: 128, QPS: 1000, Burst: 2000, KubeletAPI: true, KubeletAddress: "127.0.0.1"}
 }
 
 // AddFlags registers the agent flags of `svcplane node`.
@@ -63,6 +72,10 @@ func (o *NodeOptions) AddFlags(fs *pflag.FlagSet) {
 	fs.Float32Var(&o.QPS, "kube-api-qps", o.QPS, "QPS of the pod client (heartbeats have their own).")
 	fs.IntVar(&o.Burst, "kube-api-burst", o.Burst, "Burst of the pod client.")
 	fs.StringVar(&o.PprofAddr, "profiling-address", "", "Serve net/http/pprof on this address (e.g. 127.0.0.1:6060); empty: off.")
+	fs.BoolVar(&o.KubeletAPI, "kubelet-api", o.KubeletAPI, "Serve each node's kubelet API (HTTPS, client certificates of --client-ca-file, SubjectAccessReview authorization), which the API server proxies pods/log, pods/exec, pods/portforward and nodes/proxy to.")
+	fs.StringVar(&o.KubeletAddress, "kubelet-address", o.KubeletAddress, "IP address the simulated nodes' kubelet APIs listen on, each on a free port (Node.status.daemonEndpoints.kubeletEndpoint.Port).")
+	fs.StringVar(&o.KubeletAdvertiseAddress, "kubelet-advertise-address", o.KubeletAdvertiseAddress, "Address the API server dials for the nodes' kubelet APIs (the Node annotation "+kubeletclient.AddressAnnotation+"); default --kubelet-address (127.0.0.1 when that is unspecified). Simulated nodes' own addresses route nowhere.")
+	fs.StringVar(&o.ClientCAFile, "client-ca-file", o.ClientCAFile, "The kubelet's --client-ca-file: clients of the kubelet API presenting a certificate signed by one of its CAs are authenticated as its CommonName (default: the CA of --kubeconfig).")
 }
 
 // Names returns the node names: <prefix><i>, or the single node's name
@@ -107,10 +120,20 @@ func (o *NodeOptions) AgentConfig(cfg *rest.Config, names []string) (agent.Confi
 	if err != nil {
 		return agent.Config{}, err
 	}
-	return agent.Config{Client: podClient, HeartbeatClient: hbClient, Names: names, InternalIPs: ips,
+	ac := agent.Config{Client: podClient, HeartbeatClient: hbClient, Names: names, InternalIPs: ips,
 		Zones: o.Zones, CPU: cpu, Memory: mem, MaxPods: o.MaxPods,
 		LeaseDuration: time.Duration(o.LeaseSecs) * time.Second, NodeStatusReportFrequency: o.Report,
-		Workers: o.Workers, HeartbeatWorkers: max(4, min(32, len(names)/50)), Version: version.Get().GitVersion}, nil
+		Workers: o.Workers, HeartbeatWorkers: max(4, min(32, len(names)/50)), Version: version.Get().GitVersion}
+	if o.KubeletAPI {
+		ca, err := clientCABundle(o.ClientCAFile, cfg)
+		if err != nil {
+			return agent.Config{}, err
+		}
+		if ac.KubeletAPI, err = kubeletAPIConfig(cfg, ca, nil, o.KubeletAddress, o.KubeletAdvertiseAddress); err != nil {
+			return agent.Config{}, err
+		}
+	}
+	return ac, nil
 }
 
 // clients returns the pod client (protobuf, --kube-api-qps/burst) and the

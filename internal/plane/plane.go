@@ -71,6 +71,9 @@ func (p *Plane) build() error {
 	if err := p.addNodeSimulatorBinding(); err != nil {
 		return err
 	}
+	if err := p.addKubeletClientBinding(); err != nil {
+		return err
+	}
 	if err := p.addControllers(); err != nil {
 		return err
 	}
@@ -155,6 +158,20 @@ func (p *Plane) addLocalNodes() error {
 	}
 	if n == 1 {
 		ac.InternalIPs = []string{p.Server.AdvertiseAddress.String()}
+	}
+	if ac.KubeletAPI != nil {
+		// The local nodes' kubelet APIs listen on the advertise address
+		// with certificates of the cluster CA (the API server checks
+		// them when given --kubelet-certificate-authority
+		// <data-dir>/pki/ca.crt; by default it does not, as kubeadm's).
+		addr := p.Server.AdvertiseAddress
+		caPEM, err := os.ReadFile(p.Server.CA().CertFile)
+		if err != nil {
+			return err
+		}
+		if ac.KubeletAPI, err = kubeletAPIConfig(cfg, caPEM, p.Server.CA(), kubeletBindAddress(addr), addr.String()); err != nil {
+			return err
+		}
 	}
 	a, err := agent.New(ac)
 	if err != nil {

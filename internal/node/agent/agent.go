@@ -20,6 +20,8 @@ import (
 	"k8s.io/client-go/tools/record"
 	"k8s.io/client-go/util/workqueue"
 	"k8s.io/klog/v2"
+
+	"github.com/svcplane/svcplane/internal/node/kubelet"
 )
 
 // Agent runs the nodes of one Config.
@@ -50,6 +52,9 @@ type Agent struct {
 	beats map[string]int
 	// waiting are pods (keys) per node that wait for its pod CIDRs.
 	waiting map[string]map[string]bool
+
+	// kubelet serves the nodes' kubelet API (nil: none).
+	kubelet *kubelet.Server
 }
 
 // New builds an agent; Run starts it.
@@ -102,6 +107,9 @@ func New(cfg Config) (*Agent, error) {
 		workqueue.NewTypedItemExponentialFailureRateLimiter[string](200*time.Millisecond, max(cfg.RenewInterval()/2, 200*time.Millisecond)),
 		workqueue.TypedRateLimitingQueueConfig[string]{Name: "node-agent-heartbeats", Clock: cfg.Clock})
 
+	if err := a.newKubeletAPI(); err != nil {
+		return nil, err
+	}
 	b := record.NewBroadcaster()
 	a.events, a.recorder = b, b.NewRecorder(scheme.Scheme, corev1.EventSource{Component: "kubelet"})
 
@@ -206,6 +214,12 @@ func (a *Agent) Run(ctx context.Context) error {
 	a.nodeFactory.Start(ctx.Done())
 	if !cache.WaitForNamedCacheSyncWithContext(ctx, a.synced...) {
 		return ctx.Err()
+	}
+	// Before the first heartbeat: the nodes report where it listens.
+	if a.kubelet != nil {
+		if err := a.kubelet.Start(ctx); err != nil {
+			return err
+		}
 	}
 	for _, n := range a.cfg.Names {
 		if node, err := a.nodes.Get(n); err == nil {

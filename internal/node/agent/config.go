@@ -8,6 +8,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/utils/clock"
 
+	"github.com/svcplane/svcplane/internal/node/kubelet"
 	"github.com/svcplane/svcplane/internal/node/runtime/sim"
 )
 
@@ -52,7 +53,12 @@ type Config struct {
 	Workers, HeartbeatWorkers int
 
 	Runtime *sim.Runtime
-	Clock   clock.WithTicker
+	// KubeletAPI, when set, serves the nodes' kubelet API (logs, exec,
+	// port-forward for the API server) as configured; the agent fills in
+	// the nodes and the pod lookup and reports each node's endpoint
+	// (status.daemonEndpoints, the kubeletclient.AddressAnnotation).
+	KubeletAPI *kubelet.Config
+	Clock      clock.WithTicker
 	// Version is reported as the kubelet version.
 	Version string
 }

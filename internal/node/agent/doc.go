@@ -18,6 +18,13 @@
 // that long, at most its grace period. activeDeadlineSeconds fails a pod with reason
 // DeadlineExceeded, as the kubelet does.
 //
+// With Config.KubeletAPI the agent serves each node's kubelet API
+// (internal/node/kubelet) on the runtime's container.Streams, and reports
+// where: the port in status.daemonEndpoints.kubeletEndpoint, the address
+// the API server dials in the Node annotation svcplane.io/kubelet-address
+// (none when the node listens on its own address), and the declared
+// feature ExtendWebSocketsToKubelet.
+//
 // Scale: one pod informer for all nodes (field selector spec.nodeName!="",
 // filtered in-process, managedFields dropped), one rate-limited work queue
 // of pods with a bounded number of workers, and one delaying queue of node

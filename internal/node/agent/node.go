@@ -59,6 +59,9 @@ func (a *Agent) ensureNode(ctx context.Context, name string) (*corev1.Node, erro
 		n = &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: a.labels(name),
 			Annotations: map[string]string{"node.alpha.kubernetes.io/ttl": "0",
 				"volumes.kubernetes.io/controller-managed-attach-detach": "true"}}}
+		for k, v := range a.wantAnnotations(name) {
+			n.Annotations[k] = v
+		}
 		n.Status = a.nodeStatus(n)
 		created, err := nodes.Create(ctx, n, metav1.CreateOptions{})
 		if err == nil {
@@ -73,14 +76,20 @@ func (a *Agent) ensureNode(ctx context.Context, name string) (*corev1.Node, erro
 	if err != nil {
 		return nil, err
 	}
-	want := a.labels(name)
+	want, wantAnn := a.labels(name), a.wantAnnotations(name)
 	missing := false
 	for k, v := range want {
 		if n.Labels[k] != v {
 			missing = true
 		}
 	}
-	if !missing {
+	for k, v := range wantAnn {
+		if n.Annotations[k] != v {
+			missing = true
+		}
+	}
+	stale := a.staleAnnotations(n)
+	if !missing && len(stale) == 0 {
 		return n, nil
 	}
 	n = n.DeepCopy()
@@ -89,6 +98,15 @@ func (a *Agent) ensureNode(ctx context.Context, name string) (*corev1.Node, erro
 	}
 	for k, v := range want {
 		n.Labels[k] = v
+	}
+	if n.Annotations == nil && len(wantAnn) > 0 {
+		n.Annotations = map[string]string{}
+	}
+	for k, v := range wantAnn {
+		n.Annotations[k] = v
+	}
+	for _, k := range stale {
+		delete(n.Annotations, k)
 	}
 	return nodes.Update(ctx, n, metav1.UpdateOptions{})
 }
@@ -113,7 +131,8 @@ func (a *Agent) nodeStatus(n *corev1.Node) corev1.NodeStatus {
 		s.Addresses = append(s.Addresses, corev1.NodeAddress{Type: corev1.NodeInternalIP, Address: ip})
 	}
 	s.Addresses = append(s.Addresses, corev1.NodeAddress{Type: corev1.NodeHostName, Address: n.Name})
-	s.DaemonEndpoints.KubeletEndpoint.Port = 10250
+	_, s.DaemonEndpoints.KubeletEndpoint.Port = a.kubeletEndpoint(n.Name)
+	s.DeclaredFeatures = a.declaredFeatures()
 	id := nodeID(n.Name)
 	s.NodeInfo = corev1.NodeSystemInfo{MachineID: id, SystemUUID: id, BootID: id,
 		KernelVersion: "sim", OSImage: "svcplane simulated node", ContainerRuntimeVersion: "sim://" + a.cfg.Version,

@@ -58,11 +58,15 @@ type Runtime struct {
 	mu    sync.Mutex
 	nodes map[string]*node
 	pods  map[types.UID]*Pod
+	// stopped is closed when a running pod is killed (Logs -f ends).
+	stopped map[types.UID]chan struct{}
+	// following counts the Logs calls waiting with Follow.
+	following int
 }
 
 // New returns an empty runtime that reads time from clk.
 func New(clk clock.PassiveClock) *Runtime {
-	return &Runtime{clock: clk, nodes: map[string]*node{}, pods: map[types.UID]*Pod{}}
+	return &Runtime{clock: clk, nodes: map[string]*node{}, pods: map[types.UID]*Pod{}, stopped: map[types.UID]chan struct{}{}}
 }
 
 // SetNode records a node's pod CIDRs (from spec.podCIDRs) and host
@@ -128,6 +132,7 @@ func (r *Runtime) RunPod(pod *corev1.Pod) (Pod, error) {
 		}
 	}
 	r.pods[pod.UID] = p
+	r.stopped[pod.UID] = make(chan struct{})
 	return *p, nil
 }
 
@@ -151,6 +156,8 @@ func (r *Runtime) KillPod(uid types.UID) {
 		return
 	}
 	delete(r.pods, uid)
+	close(r.stopped[uid])
+	delete(r.stopped, uid)
 	if n := r.nodes[p.Node]; n != nil {
 		for _, a := range n.cidrs {
 			for _, s := range p.IPs {
@@ -197,5 +204,6 @@ func (r *Runtime) Adopt(pod *corev1.Pod) bool {
 		}
 	}
 	r.pods[pod.UID] = p
+	r.stopped[pod.UID] = make(chan struct{})
 	return true
 }

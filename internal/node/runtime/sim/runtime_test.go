@@ -1,6 +1,8 @@
 package sim
 
 import (
+	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"net/netip"
@@ -11,6 +13,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	clocktesting "k8s.io/utils/clock/testing"
+
+	"github.com/svcplane/svcplane/internal/node/container"
+	"github.com/svcplane/svcplane/internal/testutil"
 )
 
 func pod(uid, node string) *corev1.Pod {
@@ -126,5 +131,48 @@ func TestAdoptKeepsRunningPodsAddresses(t *testing.T) {
 	}
 	if r.Adopt(pod("pending", "n")) {
 		t.Fatal("a pod without IPs was adopted")
+	}
+}
+
+func TestStreams(t *testing.T) {
+	r := New(clocktesting.NewFakeClock(time.Unix(1000, 0)))
+	if err := r.SetNode("n", []string{"10.0.0.0/24"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.RunPod(pod("u1", "n")); err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := r.Logs(context.Background(), "u1", "c", &corev1.PodLogOptions{}, &buf); err != nil || buf.Len() != 0 {
+		t.Errorf("Logs of a running pod = %q, %v; want empty, nil", buf.String(), err)
+	}
+	if err := r.Logs(context.Background(), "gone", "c", &corev1.PodLogOptions{}, &buf); !errors.Is(err, container.ErrNotFound) {
+		t.Errorf("Logs of an unknown pod: %v, want ErrNotFound", err)
+	}
+	if _, err := r.Exec(context.Background(), "u1", "c", container.ExecOptions{Command: []string{"true"}}); !errors.Is(err, container.ErrNotSupported) {
+		t.Errorf("Exec: %v, want ErrNotSupported", err)
+	}
+	if err := r.PortForward(context.Background(), "u1", 80, nil); !errors.Is(err, container.ErrNotSupported) {
+		t.Errorf("PortForward: %v, want ErrNotSupported", err)
+	}
+	if !r.RunsNoProcesses() {
+		t.Error("RunsNoProcesses = false")
+	}
+	// Follow: the log ends when the pod is killed.
+	done := make(chan error, 1)
+	go func() { done <- r.Logs(context.Background(), "u1", "c", &corev1.PodLogOptions{Follow: true}, &buf) }()
+	testutil.Eventually(t, 10*time.Second, "Logs -f waiting", func() bool {
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		return r.following == 1
+	})
+	select {
+	case err := <-done:
+		t.Fatalf("Logs -f of a running pod returned before the kill: %v", err)
+	default:
+	}
+	r.KillPod("u1")
+	if err := <-done; err != nil {
+		t.Errorf("Logs -f after the kill: %v", err)
 	}
 }
