@@ -123,10 +123,12 @@ func (c *Controller) sliceDeleted(obj interface{}) {
 	if !ok || !c.reconciler.ManagedByController(s) {
 		return
 	}
+	// HandleDeletion reports false for a deletion the controller did not
+	// make (someone deleted a slice it keeps): only that one resyncs the
+	// Service, as upstream's onEndpointSliceDelete.
 	if c.tracker.Has(s) && !c.tracker.HandleDeletion(s) {
-		return // a deletion we made and expected
+		c.enqueueSliceService(s)
 	}
-	c.enqueueSliceService(s)
 }
 
 func (c *Controller) enqueueSliceService(s *discoveryv1.EndpointSlice) {

@@ -65,3 +65,46 @@ func TestSyncWritesSliceForMatchingReadyPods(t *testing.T) {
 		t.Fatalf("%d slices left after the Service went", len(list.Items))
 	}
 }
+
+// TestSliceDeletedBySomeoneElseIsRecreated: a slice the controller keeps,
+// deleted by a user (upstream's conformance spec "recreating EndpointSlices
+// after they've been deleted"), resyncs its Service and comes back; the
+// controller's own deletions do not requeue.
+func TestSliceDeletedBySomeoneElseIsRecreated(t *testing.T) {
+	ctx := context.Background()
+	svc := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: "a", Name: "web", UID: "svc-uid"},
+		Spec: corev1.ServiceSpec{Selector: map[string]string{"app": "web"}, ClusterIP: "10.96.0.5",
+			Ports: []corev1.ServicePort{{Name: "http", Port: 80, Protocol: corev1.ProtocolTCP}}}}
+	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "a", Name: "p", Labels: map[string]string{"app": "web"}},
+		Spec: corev1.PodSpec{NodeName: "n1"},
+		Status: corev1.PodStatus{Phase: corev1.PodRunning, PodIP: "10.1.0.1", PodIPs: []corev1.PodIP{{IP: "10.1.0.1"}},
+			Conditions: []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue}}}}
+	c, client, _ := newTest(svc, pod, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n1"}})
+	if err := c.sync(ctx, "a/web"); err != nil {
+		t.Fatal(err)
+	}
+	for c.queue.Len() > 0 { // drain what the sync's own writes queued
+		k, _ := c.queue.Get()
+		c.queue.Done(k)
+		c.queue.Forget(k)
+	}
+	list, _ := client.DiscoveryV1().EndpointSlices("a").List(ctx, metav1.ListOptions{})
+	if len(list.Items) != 1 {
+		t.Fatalf("%d slices", len(list.Items))
+	}
+	s := list.Items[0]
+	// A user deletes it: the informer reports the deletion.
+	if err := client.DiscoveryV1().EndpointSlices("a").Delete(ctx, s.Name, metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	c.sliceDeleted(&s)
+	if c.queue.Len() != 1 {
+		t.Fatalf("an unexpected deletion queued %d keys, want the Service's", c.queue.Len())
+	}
+	if err := c.sync(ctx, "a/web"); err != nil {
+		t.Fatal(err)
+	}
+	if list, _ := client.DiscoveryV1().EndpointSlices("a").List(ctx, metav1.ListOptions{}); len(list.Items) != 1 {
+		t.Fatalf("%d slices after the resync, want the slice recreated", len(list.Items))
+	}
+}
