@@ -296,10 +296,7 @@ func TestValidatingAdmissionPolicy(t *testing.T) {
 	ns := testNamespace(t, c, "policies")
 	get(c.AdmissionregistrationV1().ValidatingAdmissionPolicies().Create(ctx, &admregv1.ValidatingAdmissionPolicy{
 		ObjectMeta: metav1.ObjectMeta{Name: "max-replicas"},
-		Spec: admregv1.ValidatingAdmissionPolicySpec{
-			MatchConstraints: &admregv1.MatchResources{ResourceRules: []admregv1.NamedRuleWithOperations{{RuleWithOperations: admregv1.RuleWithOperations{
-				Operations: []admregv1.OperationType{admregv1.Create, admregv1.Update},
-				Rule:       admregv1.Rule{APIGroups: []string{"apps"}, APIVersions: []string{"v1"}, Resources: []string{"deployments"}}}}}},
+		Spec: admregv1.ValidatingAdmissionPolicySpec{MatchConstraints: deploymentRules(),
 			Validations: []admregv1.Validation{{Expression: "object.spec.replicas <= 5", Message: "replicas must be no greater than 5"}},
 		},
 	}, metav1.CreateOptions{}))(t)
@@ -327,6 +324,29 @@ func TestValidatingAdmissionPolicy(t *testing.T) {
 	}
 	get(c.AppsV1().Deployments(ns).Create(ctx, deploy(5), metav1.CreateOptions{}))(t)
 
+	t.Run("type checking", func(t *testing.T) {
+		typeChecked := func(name string) *admregv1.ValidatingAdmissionPolicy {
+			var p *admregv1.ValidatingAdmissionPolicy
+			eventually(t, name+" is type checked", func() bool {
+				p = get(c.AdmissionregistrationV1().ValidatingAdmissionPolicies().Get(ctx, name, metav1.GetOptions{}))(t)
+				return p.Status.TypeChecking != nil && p.Status.ObservedGeneration == p.Generation
+			})
+			return p
+		}
+		if w := typeChecked("max-replicas").Status.TypeChecking.ExpressionWarnings; len(w) != 0 {
+			t.Errorf("max-replicas warnings: %+v, want none", w)
+		}
+		get(c.AdmissionregistrationV1().ValidatingAdmissionPolicies().Create(ctx, &admregv1.ValidatingAdmissionPolicy{
+			ObjectMeta: metav1.ObjectMeta{Name: "typo"},
+			Spec: admregv1.ValidatingAdmissionPolicySpec{MatchConstraints: deploymentRules(),
+				Validations: []admregv1.Validation{{Expression: "object.spec.replicaz > 1"}}},
+		}, metav1.CreateOptions{}))(t)
+		w := typeChecked("typo").Status.TypeChecking.ExpressionWarnings
+		if len(w) != 1 || w[0].FieldRef != "spec.validations[0].expression" || !strings.Contains(w[0].Warning, "undefined field 'replicaz'") {
+			t.Errorf("typo warnings: %+v, want one at spec.validations[0].expression about replicaz", w)
+		}
+	})
+
 	binding.Spec.ValidationActions = []admregv1.ValidationAction{admregv1.Warn}
 	get(c.AdmissionregistrationV1().ValidatingAdmissionPolicyBindings().Update(ctx, binding, metav1.UpdateOptions{}))(t)
 	warned := &warnings{}
@@ -338,6 +358,12 @@ func TestValidatingAdmissionPolicy(t *testing.T) {
 		_, err := wc.AppsV1().Deployments(ns).Create(ctx, deploy(6), metav1.CreateOptions{DryRun: []string{"All"}})
 		return err == nil && strings.Contains(warned.all(), warning)
 	})
+}
+
+func deploymentRules() *admregv1.MatchResources {
+	return &admregv1.MatchResources{ResourceRules: []admregv1.NamedRuleWithOperations{{RuleWithOperations: admregv1.RuleWithOperations{
+		Operations: []admregv1.OperationType{admregv1.Create, admregv1.Update},
+		Rule:       admregv1.Rule{APIGroups: []string{"apps"}, APIVersions: []string{"v1"}, Resources: []string{"deployments"}}}}}}
 }
 
 // TestAdmissionRegistrationInvalid: bad configurations are refused with
