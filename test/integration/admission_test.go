@@ -14,6 +14,7 @@ import (
 
 	admissionv1 "k8s.io/api/admission/v1"
 	admregv1 "k8s.io/api/admissionregistration/v1"
+	apidiscoveryv2 "k8s.io/api/apidiscovery/v2"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
@@ -286,10 +287,12 @@ func (w *warnings) all() string {
 	return strings.Join(w.msgs, "\n")
 }
 
-// TestValidatingAdmissionPolicy: a policy bound with Deny refuses a
-// Deployment with more than 5 replicas with its message; bound with Warn
-// the Deployment is created and the client warned.
-func TestValidatingAdmissionPolicy(t *testing.T) {
+// TestAdmissionPolicies: a ValidatingAdmissionPolicy bound with Deny
+// refuses a Deployment with more than 5 replicas with its message; bound
+// with Warn the Deployment is created and the client warned; the status
+// controller type-checks policies. A MutatingAdmissionPolicy labels
+// ConfigMaps.
+func TestAdmissionPolicies(t *testing.T) {
 	skipShort(t)
 	s := admissionServer(t)
 	c := s.Client
@@ -358,6 +361,59 @@ func TestValidatingAdmissionPolicy(t *testing.T) {
 		_, err := wc.AppsV1().Deployments(ns).Create(ctx, deploy(6), metav1.CreateOptions{DryRun: []string{"All"}})
 		return err == nil && strings.Contains(warned.all(), warning)
 	})
+
+	t.Run("mutating policy", func(t *testing.T) {
+		get(c.AdmissionregistrationV1().MutatingAdmissionPolicies().Create(ctx, &admregv1.MutatingAdmissionPolicy{
+			ObjectMeta: metav1.ObjectMeta{Name: "label-configmaps"},
+			Spec: admregv1.MutatingAdmissionPolicySpec{
+				MatchConstraints: &admregv1.MatchResources{ResourceRules: []admregv1.NamedRuleWithOperations{{RuleWithOperations: admregv1.RuleWithOperations{
+					Operations: []admregv1.OperationType{admregv1.Create},
+					Rule:       admregv1.Rule{APIGroups: []string{""}, APIVersions: []string{"v1"}, Resources: []string{"configmaps"}}}}}},
+				ReinvocationPolicy: admregv1.NeverReinvocationPolicy,
+				Mutations: []admregv1.Mutation{{PatchType: admregv1.PatchTypeApplyConfiguration, ApplyConfiguration: &admregv1.ApplyConfiguration{
+					Expression: `Object{metadata: Object.metadata{labels: {"policy": "applied"}}}`}}},
+			},
+		}, metav1.CreateOptions{}))(t)
+		get(c.AdmissionregistrationV1().MutatingAdmissionPolicyBindings().Create(ctx, &admregv1.MutatingAdmissionPolicyBinding{
+			ObjectMeta: metav1.ObjectMeta{Name: "label-configmaps"},
+			Spec: admregv1.MutatingAdmissionPolicyBindingSpec{PolicyName: "label-configmaps",
+				MatchResources: &admregv1.MatchResources{NamespaceSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"admission-test": ns}}}},
+		}, metav1.CreateOptions{}))(t)
+		eventually(t, "the mutating policy labels new ConfigMaps", func() bool {
+			cm, err := c.CoreV1().ConfigMaps(ns).Create(ctx, configMap("", map[string]string{"a": "b"}), metav1.CreateOptions{DryRun: []string{"All"}})
+			return err == nil && cm.Labels["policy"] == "applied" && cm.Labels["a"] == "b"
+		})
+	})
+}
+
+// TestAdmissionRegistrationDiscovery: aggregated discovery lists the group
+// with the six resources of v1, as kube-apiserver 1.36 serves them.
+func TestAdmissionRegistrationDiscovery(t *testing.T) {
+	skipShort(t)
+	raw, err := server.Client.Discovery().RESTClient().Get().AbsPath("/apis").
+		SetHeader("Accept", "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList").DoRaw(ctx)
+	noErr(t, err)
+	var list apidiscoveryv2.APIGroupDiscoveryList
+	noErr(t, json.Unmarshal(raw, &list))
+	for _, g := range list.Items {
+		if g.Name != admregv1.GroupName {
+			continue
+		}
+		if len(g.Versions) != 1 || g.Versions[0].Version != "v1" {
+			t.Fatalf("versions %+v, want v1 only", g.Versions)
+		}
+		var got []string
+		for _, r := range g.Versions[0].Resources {
+			got = append(got, r.Resource)
+		}
+		want := []string{"mutatingadmissionpolicies", "mutatingadmissionpolicybindings", "mutatingwebhookconfigurations",
+			"validatingadmissionpolicies", "validatingadmissionpolicybindings", "validatingwebhookconfigurations"}
+		if strings.Join(got, ",") != strings.Join(want, ",") {
+			t.Errorf("resources %v, want %v", got, want)
+		}
+		return
+	}
+	t.Fatalf("aggregated discovery has no %s", admregv1.GroupName)
 }
 
 func deploymentRules() *admregv1.MatchResources {
