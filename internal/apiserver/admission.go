@@ -39,10 +39,7 @@ import (
 // then upstream's MutatingAdmissionPolicy, MutatingAdmissionWebhook,
 // ValidatingAdmissionPolicy and ValidatingAdmissionWebhook, which act on
 // the admissionregistration.k8s.io objects.
-var admissionPlugins = []struct {
-	name string
-	new  func() (admission.Interface, error)
-}{
+var admissionPlugins = []admissionPlugin{
 	{lifecycle.PluginName, func() (admission.Interface, error) {
 		return lifecycle.NewLifecycle(sets.New("default", "kube-system", "kube-public"))
 	}},
@@ -52,6 +49,12 @@ var admissionPlugins = []struct {
 	{mutatingwebhook.PluginName, func() (admission.Interface, error) { return mutatingwebhook.NewMutatingWebhook(nil) }},
 	{validatingpolicy.PluginName, func() (admission.Interface, error) { return validatingpolicy.NewPlugin(nil) }},
 	{validatingwebhook.PluginName, func() (admission.Interface, error) { return validatingwebhook.NewValidatingAdmissionWebhook(nil) }},
+}
+
+// admissionPlugin is a plugin's name and constructor.
+type admissionPlugin struct {
+	name string
+	new  func() (admission.Interface, error)
 }
 
 // noPluginConfig: no plugin reads a configuration file.
@@ -85,14 +88,18 @@ func newAdmission(c *genericapiserver.RecommendedConfig, client kubernetes.Inter
 		return nil, err
 	}
 	authWrapper := webhook.NewDefaultAuthenticationInfoResolverWrapper(nil, nil, c.LoopbackClientConfig, c.TracerProvider)
-	inits := admission.PluginInitializers{
+	return buildAdmission(admissionPlugins, admission.PluginInitializers{
 		initializer.NewAPIServerIDInitializer(c.APIServerID),
 		initializer.New(client, dyn, f, c.Authorization.Authorizer, utilfeature.DefaultFeatureGate, c.EffectiveVersion, c.DrainedNotify(), mapper),
 		webhookinit.NewPluginInitializer(authWrapper, resolver),
-	}
+	})
+}
+
+// buildAdmission makes, initializes and chains the plugins in order.
+func buildAdmission(ordered []admissionPlugin, inits admission.PluginInitializer) (admission.Interface, error) {
 	plugins := admission.NewPlugins()
-	names := make([]string, 0, len(admissionPlugins))
-	for _, p := range admissionPlugins {
+	names := make([]string, 0, len(ordered))
+	for _, p := range ordered {
 		newPlugin := p.new
 		plugins.Register(p.name, func(io.Reader) (admission.Interface, error) { return newPlugin() })
 		names = append(names, p.name)
