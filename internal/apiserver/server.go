@@ -185,6 +185,7 @@ func (s *Server) build(o *Options, endpoints []string) error {
 	if err != nil {
 		return err
 	}
+	guardAdmissionParams(defs, config.Authorization.Authorizer, client.Discovery(), byResource)
 	wireTokenREST(byResource)
 	saTokens.installOpenIDMetadata(generic, config.ExternalAddress)
 	loops := repairLoops{}

@@ -18,6 +18,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
@@ -557,4 +558,46 @@ func TestKubectlGetAdmissionRegistration(t *testing.T) {
 func webhookNamed(h admregv1.ValidatingWebhook, name string) admregv1.ValidatingWebhook {
 	h.Name = name
 	return h
+}
+
+// TestAdmissionPolicyParamAuthorization: a user who may write policies but
+// not read their params is refused a paramKind or paramRef (422 with a
+// Forbidden cause, upstream's message) until allowed to read them.
+func TestAdmissionPolicyParamAuthorization(t *testing.T) {
+	skipShort(t)
+	admin := server.Client
+	const who = "policy-writer"
+	_, c := userClient(t, who)
+	get(admin.RbacV1().ClusterRoles().Create(ctx, &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: who},
+		Rules: []rbacv1.PolicyRule{{Verbs: []string{"create", "get", "update", "delete"}, APIGroups: []string{admregv1.GroupName},
+			Resources: []string{"validatingadmissionpolicies", "validatingadmissionpolicybindings"}}}}, metav1.CreateOptions{}))(t)
+	subject := rbacv1.Subject{Kind: "User", APIGroup: rbacv1.GroupName, Name: who}
+	get(admin.RbacV1().ClusterRoleBindings().Create(ctx, &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: who},
+		Subjects: []rbacv1.Subject{subject}, RoleRef: rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: who}}, metav1.CreateOptions{}))(t)
+	t.Cleanup(func() {
+		_ = admin.RbacV1().ClusterRoleBindings().Delete(ctx, who, metav1.DeleteOptions{})
+		_ = admin.RbacV1().ClusterRoles().Delete(ctx, who, metav1.DeleteOptions{})
+		_ = admin.AdmissionregistrationV1().ValidatingAdmissionPolicies().Delete(ctx, "with-params", metav1.DeleteOptions{})
+	})
+	policy := &admregv1.ValidatingAdmissionPolicy{ObjectMeta: metav1.ObjectMeta{Name: "with-params"},
+		Spec: admregv1.ValidatingAdmissionPolicySpec{MatchConstraints: deploymentRules(), ParamKind: &admregv1.ParamKind{APIVersion: "v1", Kind: "ConfigMap"},
+			Validations: []admregv1.Validation{{Expression: "object.spec.replicas <= int(params.data.max)"}}}}
+	var err error
+	eventually(t, "the writer's ClusterRole is in force", func() bool {
+		_, err = c.AdmissionregistrationV1().ValidatingAdmissionPolicies().Create(ctx, policy, metav1.CreateOptions{DryRun: []string{"All"}})
+		return !apierrors.IsForbidden(err)
+	})
+	// Upstream prints the user's struct, extra (the credential ID) included.
+	const who1, want = `spec.paramKind: Forbidden: user &{policy-writer  [system:authenticated] map[`,
+		`must have "get" permission on all objects of the referenced paramKind (kind=ConfigMap, apiVersion=v1)`
+	if !apierrors.IsInvalid(err) || !strings.Contains(err.Error(), who1) || !strings.Contains(err.Error(), want) {
+		t.Fatalf("got %v, want 422 with %q … %q", err, who1, want)
+	}
+	get(admin.RbacV1().ClusterRoleBindings().Create(ctx, &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: who + "-view"},
+		Subjects: []rbacv1.Subject{subject}, RoleRef: rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "view"}}, metav1.CreateOptions{}))(t)
+	t.Cleanup(func() { _ = admin.RbacV1().ClusterRoleBindings().Delete(ctx, who+"-view", metav1.DeleteOptions{}) })
+	eventually(t, "allowed to read ConfigMaps, the writer may create the policy", func() bool {
+		_, err = c.AdmissionregistrationV1().ValidatingAdmissionPolicies().Create(ctx, policy, metav1.CreateOptions{})
+		return err == nil
+	})
 }
