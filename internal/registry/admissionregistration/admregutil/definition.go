@@ -1,22 +1,50 @@
 package admregutil
 
 import (
+	"context"
+	"fmt"
+	"strings"
+
 	v1 "k8s.io/api/admissionregistration/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/svcplane/svcplane/internal/registry/resource"
 )
 
 // Complete fills in what every admissionregistration.k8s.io/v1 kind has
 // upstream: the group version, cluster scope, metadata.generation (1 on
-// create, bumped when the spec changes), no create on update and updates
-// only with a resourceVersion.
+// create, bumped when the spec changes), no create on update, updates
+// only with a resourceVersion, and the warning for names with the suffix
+// reserved for manifest-based configurations.
 func Complete(d *resource.Definition) *resource.Definition {
 	d.GroupVersion = v1.SchemeGroupVersion
 	d.Generation = true
 	d.DisallowUnconditionalUpdate = true
 	d.Categories = []string{"api-extensions"}
+	d.Warnings = func(_ context.Context, obj, _ runtime.Object) []string {
+		m, err := meta.Accessor(obj)
+		if err != nil {
+			return nil
+		}
+		return StaticSuffixWarnings(m.GetName())
+	}
 	return d
+}
+
+// StaticConfigSuffix ends the names upstream reserves for manifest-based
+// admission configurations (its ManifestBasedAdmissionControlConfig
+// feature, alpha and off in 1.36: such names are warned about, not
+// refused).
+const StaticConfigSuffix = ".static.k8s.io"
+
+// StaticSuffixWarnings returns upstream's warning for a reserved name.
+func StaticSuffixWarnings(name string) []string {
+	if !strings.HasSuffix(name, StaticConfigSuffix) {
+		return nil
+	}
+	return []string{fmt.Sprintf("metadata.name: names ending with %q are reserved for static manifest-based configurations and cannot be managed via the API", StaticConfigSuffix)}
 }
 
 // WebhooksColumns are the webhook configurations' WEBHOOKS / AGE columns.

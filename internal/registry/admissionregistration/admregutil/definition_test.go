@@ -1,10 +1,13 @@
 package admregutil
 
 import (
+	"context"
 	"testing"
 
 	v1 "k8s.io/api/admissionregistration/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/svcplane/svcplane/internal/registry/resource"
 )
 
 func TestCells(t *testing.T) {
@@ -23,5 +26,16 @@ func TestCells(t *testing.T) {
 		if c.got != c.want {
 			t.Errorf("got %q, want %q", c.got, c.want)
 		}
+	}
+}
+
+func TestStaticSuffixWarning(t *testing.T) {
+	d := Complete(&resource.Definition{})
+	w := d.Warnings(context.Background(), &v1.ValidatingWebhookConfiguration{ObjectMeta: metav1.ObjectMeta{Name: "x.static.k8s.io"}}, nil)
+	if len(w) != 1 || w[0] != `metadata.name: names ending with ".static.k8s.io" are reserved for static manifest-based configurations and cannot be managed via the API` {
+		t.Errorf("warnings %q", w)
+	}
+	if w := d.Warnings(context.Background(), &v1.ValidatingWebhookConfiguration{ObjectMeta: metav1.ObjectMeta{Name: "static.k8s.io.x"}}, nil); w != nil {
+		t.Errorf("warnings %q for an ordinary name", w)
 	}
 }

@@ -128,7 +128,7 @@ func TestValidatePolicyUpdateStoredExpression(t *testing.T) {
 func TestValidateBinding(t *testing.T) {
 	got := short(ValidateValidatingAdmissionPolicyBinding(&v1.ValidatingAdmissionPolicyBinding{Spec: v1.ValidatingAdmissionPolicyBindingSpec{
 		PolicyName: "p", ValidationActions: []v1.ValidationAction{v1.Deny, v1.Warn},
-		ParamRef:   &v1.ParamRef{}}}))
+		ParamRef: &v1.ParamRef{}}}))
 	want := []string{"spec.paramRef: FieldValueRequired", "spec.paramRef.parameterNotFoundAction: FieldValueRequired", "spec.validationActions: FieldValueInvalid"}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("got %q, want %q", got, want)
