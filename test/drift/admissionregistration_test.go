@@ -511,3 +511,62 @@ func TestMutatingAdmissionPolicyBindingsMatchUpstream(t *testing.T) {
 		})
 	}
 }
+
+// TestMutatingAdmissionUpdatesMatchUpstream: the mutating webhook
+// configuration's and policy's update relaxations.
+func TestMutatingAdmissionUpdatesMatchUpstream(t *testing.T) {
+	wdef, pdef := mutatingwebhookconfiguration.Definition(), mutatingadmissionpolicy.Definition()
+	hooks := func(change func(h *v1.ValidatingWebhook)) *v1.MutatingWebhookConfiguration {
+		h := goodWebhook()
+		change(&h)
+		return &v1.MutatingWebhookConfiguration{ObjectMeta: metav1.ObjectMeta{Name: "m", ResourceVersion: "1"}, Webhooks: []v1.MutatingWebhook{toMutating(h)}}
+	}
+	some := func(h *v1.ValidatingWebhook) { h.SideEffects = ptr.To(v1.SideEffectClassSome) }
+	badMC := func(h *v1.ValidatingWebhook) {
+		h.MatchConditions = []v1.MatchCondition{{Name: "a", Expression: "params.x"}}
+	}
+	for name, c := range map[string]struct {
+		old, new *v1.MutatingWebhookConfiguration
+	}{
+		"side effects kept":        {hooks(some), hooks(some)},
+		"side effects introduced":  {hooks(func(*v1.ValidatingWebhook) {}), hooks(some)},
+		"bad match condition kept": {hooks(badMC), hooks(badMC)},
+		"bad match condition new":  {hooks(func(*v1.ValidatingWebhook) {}), hooks(badMC)},
+	} {
+		t.Run("webhooks/"+name, func(t *testing.T) {
+			theirsOld, theirsNew := c.old.DeepCopy(), c.new.DeepCopy()
+			legacyscheme.Scheme.Default(theirsOld)
+			legacyscheme.Scheme.Default(theirsNew)
+			wdef.Default(c.old)
+			wdef.Default(c.new)
+			internalOld, internalNew := &admissionregistration.MutatingWebhookConfiguration{}, &admissionregistration.MutatingWebhookConfiguration{}
+			toInternal(t, theirsOld, internalOld)
+			toInternal(t, theirsNew, internalNew)
+			sameRBACUpdateErrors(t, wdef, c.new, c.old, admregvalidation.ValidateMutatingWebhookConfigurationUpdate(internalNew, internalOld))
+		})
+	}
+	policy := func(mcs []v1.MatchCondition, expr string) *v1.MutatingAdmissionPolicy {
+		return &v1.MutatingAdmissionPolicy{ObjectMeta: metav1.ObjectMeta{Name: "p", ResourceVersion: "1"}, Spec: v1.MutatingAdmissionPolicySpec{
+			MatchConstraints: deploymentRules(), ReinvocationPolicy: v1.NeverReinvocationPolicy, MatchConditions: mcs,
+			Mutations: []v1.Mutation{{PatchType: v1.PatchTypeJSONPatch, JSONPatch: &v1.JSONPatch{Expression: expr}}}}}
+	}
+	bad := []v1.MatchCondition{{Name: "a", Expression: "params.x"}}
+	const ok = `[JSONPatch{op: "add", path: "/metadata/labels/a", value: "b"}]`
+	for name, c := range map[string]struct{ old, new *v1.MutatingAdmissionPolicy }{
+		"bad match condition kept": {policy(bad, ok), policy(bad, ok)},
+		"bad match condition new":  {policy(nil, ok), policy(bad, ok)},
+		"bad patch kept":           {policy(nil, "[JSONPatch{"), policy(nil, "[JSONPatch{")},
+	} {
+		t.Run("policies/"+name, func(t *testing.T) {
+			theirsOld, theirsNew := c.old.DeepCopy(), c.new.DeepCopy()
+			legacyscheme.Scheme.Default(theirsOld)
+			legacyscheme.Scheme.Default(theirsNew)
+			pdef.Default(c.old)
+			pdef.Default(c.new)
+			internalOld, internalNew := &admissionregistration.MutatingAdmissionPolicy{}, &admissionregistration.MutatingAdmissionPolicy{}
+			toInternal(t, theirsOld, internalOld)
+			toInternal(t, theirsNew, internalNew)
+			sameRBACUpdateErrors(t, pdef, c.new, c.old, admregvalidation.ValidateMutatingAdmissionPolicyUpdate(internalNew, internalOld))
+		})
+	}
+}
