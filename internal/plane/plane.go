@@ -48,11 +48,7 @@ func New(ctx context.Context, o *Options) (*Plane, error) {
 	if err := o.Validate(); err != nil {
 		return nil, err
 	}
-	if o.up && o.ProxyMode == ProxyNone {
-		// No proxy programs this host: a ClusterIP would not reach a
-		// webhook's Service, its endpoints may.
-		o.EnableAggregatorRouting = true
-	}
+	o.completeWebhookRouting()
 	s, err := apiserver.New(ctx, o.Options)
 	if err != nil {
 		return nil, err
