@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"time"
 
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/apiserver/pkg/admission"
@@ -25,6 +26,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/restmapper"
 
+	"github.com/svcplane/svcplane/internal/admission/exclusion"
 	"github.com/svcplane/svcplane/internal/admission/noderestriction"
 	"github.com/svcplane/svcplane/internal/admission/serviceaccount"
 )
@@ -92,7 +94,18 @@ func newAdmission(c *genericapiserver.RecommendedConfig, client kubernetes.Inter
 		initializer.NewAPIServerIDInitializer(c.APIServerID),
 		initializer.New(client, dyn, f, c.Authorization.Authorizer, utilfeature.DefaultFeatureGate, c.EffectiveVersion, c.DrainedNotify(), mapper),
 		webhookinit.NewPluginInitializer(authWrapper, resolver),
+		excludedResources(exclusion.Excluded()),
 	})
+}
+
+// excludedResources hands the plugins that want it the resources to leave
+// alone.
+type excludedResources []schema.GroupResource
+
+func (e excludedResources) Initialize(p admission.Interface) {
+	if w, ok := p.(initializer.WantsExcludedAdmissionResources); ok {
+		w.SetExcludedAdmissionResources(e)
+	}
 }
 
 // buildAdmission makes, initializes and chains the plugins in order.

@@ -3,18 +3,22 @@ package drift
 import (
 	"context"
 	"reflect"
+	"sort"
 	"strings"
 	"testing"
 
 	v1 "k8s.io/api/admissionregistration/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/kubernetes/pkg/api/legacyscheme"
 	"k8s.io/kubernetes/pkg/apis/admissionregistration"
 	_ "k8s.io/kubernetes/pkg/apis/admissionregistration/install"
 	admregvalidation "k8s.io/kubernetes/pkg/apis/admissionregistration/validation"
+	"k8s.io/kubernetes/pkg/kubeapiserver/admission/exclusion"
 	"k8s.io/utils/ptr"
 
+	ours "github.com/svcplane/svcplane/internal/admission/exclusion"
 	"github.com/svcplane/svcplane/internal/registry/admissionregistration/mutatingadmissionpolicy"
 	"github.com/svcplane/svcplane/internal/registry/admissionregistration/mutatingadmissionpolicybinding"
 	"github.com/svcplane/svcplane/internal/registry/admissionregistration/mutatingwebhookconfiguration"
@@ -568,5 +572,21 @@ func TestMutatingAdmissionUpdatesMatchUpstream(t *testing.T) {
 			toInternal(t, theirsNew, internalNew)
 			sameRBACUpdateErrors(t, pdef, c.new, c.old, admregvalidation.ValidateMutatingAdmissionPolicyUpdate(internalNew, internalOld))
 		})
+	}
+}
+
+// TestAdmissionExclusionsMatchUpstream: the resources kept out of the
+// admission policies are kube-apiserver's.
+func TestAdmissionExclusionsMatchUpstream(t *testing.T) {
+	key := func(grs []schema.GroupResource) []string {
+		var out []string
+		for _, gr := range grs {
+			out = append(out, gr.String())
+		}
+		sort.Strings(out)
+		return out
+	}
+	if got, want := key(ours.Excluded()), key(exclusion.Excluded()); !reflect.DeepEqual(got, want) {
+		t.Errorf("excluded from admission:\n ours     %v\n upstream %v", got, want)
 	}
 }
