@@ -64,7 +64,7 @@ type noPluginConfig struct{}
 
 func (noPluginConfig) ConfigFor(string) (io.Reader, error) { return nil, nil }
 
-// newAdmission builds the admission chain as kube-apiserver does: each
+// newAdmission builds the admission chain of plugins as kube-apiserver does: each
 // plugin initialized with the loopback clients, the shared informers, the
 // authorizer, the feature gates and a discovery REST mapper (reset every 30
 // s once the server serves), the webhooks with the service resolver
@@ -72,7 +72,7 @@ func (noPluginConfig) ConfigFor(string) (io.Reader, error) { return nil, nil }
 // kubernetes.default.svc:443 is this server) and an authentication
 // resolver that calls this server with the loopback credentials; each
 // plugin is timed as upstream (apiserver_admission_controller_*).
-func newAdmission(c *genericapiserver.RecommendedConfig, client kubernetes.Interface, f informers.SharedInformerFactory, routeToEndpoints bool) (admission.Interface, error) {
+func newAdmission(c *genericapiserver.RecommendedConfig, client kubernetes.Interface, f informers.SharedInformerFactory, plugins []admissionPlugin, routeToEndpoints bool) (admission.Interface, error) {
 	dyn, err := dynamic.NewForConfig(c.LoopbackClientConfig)
 	if err != nil {
 		return nil, err
@@ -90,7 +90,7 @@ func newAdmission(c *genericapiserver.RecommendedConfig, client kubernetes.Inter
 		return nil, err
 	}
 	authWrapper := webhook.NewDefaultAuthenticationInfoResolverWrapper(nil, nil, c.LoopbackClientConfig, c.TracerProvider)
-	return buildAdmission(admissionPlugins, admission.PluginInitializers{
+	return buildAdmission(plugins, admission.PluginInitializers{
 		initializer.NewAPIServerIDInitializer(c.APIServerID),
 		initializer.New(client, dyn, f, c.Authorization.Authorizer, utilfeature.DefaultFeatureGate, c.EffectiveVersion, c.DrainedNotify(), mapper),
 		webhookinit.NewPluginInitializer(authWrapper, resolver),

@@ -67,6 +67,10 @@ type Options struct {
 	// instead of its ClusterIP (which only a service proxy on this host
 	// makes reachable).
 	EnableAggregatorRouting bool
+
+	// EnableAdmissionPlugins and DisableAdmissionPlugins are
+	// kube-apiserver's flags over svcplane's plugins (all on by default).
+	EnableAdmissionPlugins, DisableAdmissionPlugins []string
 }
 
 // Service IP allocator modes.
@@ -129,6 +133,7 @@ func (o *Options) AddFlags(fss *cliflag.NamedFlagSets) {
 	fss.FlagSet("authentication").StringVar(&o.TokenAuthFile, "token-auth-file", o.TokenAuthFile, "If set, the file that will be used to secure the secure port of the API server via token authentication.")
 	fss.FlagSet("authorization").StringSliceVar(&o.AuthorizationModes, "authorization-mode", o.AuthorizationModes, "Ordered list of plug-ins to do authorization on secure port. Elements of this list may be: "+strings.Join(authorizationModes, ", ")+". (svcplane's default is kubeadm's Node,RBAC; members of system:masters are always allowed.)")
 	fss.FlagSet("generic").BoolVar(&o.EnableAggregatorRouting, "enable-aggregator-routing", o.EnableAggregatorRouting, "Turns on aggregator routing requests to endpoints IP rather than cluster IP. (svcplane: the admission webhooks given by a service reference; up with --proxy-mode none turns it on.)")
+	o.addAdmissionFlags(fss)
 	o.addServiceAccountFlags(fss)
 	o.addStorageSecurityFlags(fss)
 }
@@ -189,6 +194,7 @@ func (o *Options) Validate() error {
 	if o.DataDir == "" {
 		errs = append(errs, fmt.Errorf("--data-dir must not be empty"))
 	}
+	errs = append(errs, o.validateAdmission()...)
 	errs = append(errs, o.validateServiceAccounts()...)
 	errs = append(errs, o.validateStorageSecurity()...)
 	if len(errs) == 0 {

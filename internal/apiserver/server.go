@@ -164,7 +164,7 @@ func (s *Server) build(o *Options, endpoints []string) error {
 		return err
 	}
 	config.Authorization.Authorizer, config.RuleResolver = authz.authorizer, authz.rules
-	if config.AdmissionControl, err = newAdmission(config, client, config.SharedInformerFactory, o.EnableAggregatorRouting); err != nil {
+	if config.AdmissionControl, err = newAdmission(config, client, config.SharedInformerFactory, o.enabledAdmissionPlugins(), o.EnableAggregatorRouting); err != nil {
 		return err
 	}
 	generic, err := config.Complete().New("svcplane-apiserver", genericapiserver.NewEmptyDelegate())
