@@ -47,6 +47,15 @@ type Options struct {
 	// while the data dir's filesystem has less free (0: never).
 	DataDirMinFreeMiB int
 
+	// EnableAggregatorRouting (kube-apiserver's flag): webhooks given by
+	// a service reference are called at a ready endpoint of the Service
+	// instead of its ClusterIP (which only a service proxy on this host
+	// makes reachable).
+	EnableAggregatorRouting bool
+	// EnableAdmissionPlugins and DisableAdmissionPlugins are
+	// kube-apiserver's flags over svcplane's plugins (all on by default).
+	EnableAdmissionPlugins, DisableAdmissionPlugins []string
+
 	// ShutdownWatchTerminationGracePeriod: at a stop, open watches are
 	// ended and drained for at most this long (0: they are not tracked,
 	// and the stop waits for them up to the 60 s request timeout).
@@ -61,16 +70,6 @@ type Options struct {
 
 	// ServiceAccounts: the ServiceAccount token keys, issuers, audiences.
 	ServiceAccounts ServiceAccountOptions
-
-	// EnableAggregatorRouting (kube-apiserver's flag): webhooks given by
-	// a service reference are called at a ready endpoint of the Service
-	// instead of its ClusterIP (which only a service proxy on this host
-	// makes reachable).
-	EnableAggregatorRouting bool
-
-	// EnableAdmissionPlugins and DisableAdmissionPlugins are
-	// kube-apiserver's flags over svcplane's plugins (all on by default).
-	EnableAdmissionPlugins, DisableAdmissionPlugins []string
 }
 
 // Service IP allocator modes.
@@ -194,9 +193,9 @@ func (o *Options) Validate() error {
 	if o.DataDir == "" {
 		errs = append(errs, fmt.Errorf("--data-dir must not be empty"))
 	}
-	errs = append(errs, o.validateAdmission()...)
 	errs = append(errs, o.validateServiceAccounts()...)
 	errs = append(errs, o.validateStorageSecurity()...)
+	errs = append(errs, o.validateAdmission()...)
 	if len(errs) == 0 {
 		return nil
 	}
