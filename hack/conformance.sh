@@ -37,7 +37,7 @@ done
 kubectl --kubeconfig "$DATA/kubeconfig" wait --for=condition=Ready node --all --timeout=60s >/dev/null
 files='network/(service|endpointslice|endpointslicemirroring|endpoints|service_cidrs|apiserver)\.go'
 files+='|apps/(deployment|replica_set)\.go'
-files+='|apimachinery/(garbage_collector|namespace|watch|chunking|table_conversion|server_version|discovery|aggregated_discovery|field_validation)\.go'
+files+='|apimachinery/(garbage_collector|namespace|watch|chunking|table_conversion|server_version|discovery|aggregated_discovery|field_validation|validatingadmissionpolicy|mutatingadmissionpolicy)\.go'
 files+='|instrumentation/(events|core_events)\.go|common/node/(configmap|secrets)\.go'
 set +e
 "$E2E" --kubeconfig "$DATA/kubeconfig" --provider skeleton --report-dir "$OUT" \

@@ -11,7 +11,10 @@
 // authorization chain (system:masters, then
 // --authorization-mode: Node, upstream's Node authorizer from
 // internal/auth/node; RBAC over informers; AlwaysAllow/Deny), admission
-// (NamespaceLifecycle, ServiceAccount, NodeRestriction), the RBAC API's escalation guard, the review resources, upstream's RBAC
+// (NamespaceLifecycle, ServiceAccount, NodeRestriction, then
+// k8s.io/apiserver's MutatingAdmissionPolicy, MutatingAdmissionWebhook,
+// ValidatingAdmissionPolicy and ValidatingAdmissionWebhook, with the
+// webhook service resolver of --enable-aggregator-routing), the RBAC API's escalation guard, the review resources, upstream's RBAC
 // bootstrap policy (the rbac/bootstrap-roles hook), OpenAPI wiring, the
 // list of served resources, the Service IP and port allocators, and the loops
 // kube-apiserver runs itself as post-start hooks: the system namespaces, the

@@ -3,6 +3,7 @@ package apiserver
 import (
 	"reflect"
 
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	appsv1 "k8s.io/api/apps/v1"
 	authenticationv1 "k8s.io/api/authentication/v1"
 	authorizationv1 "k8s.io/api/authorization/v1"
@@ -38,6 +39,7 @@ var servedGroups = []struct {
 	{rbacv1.SchemeGroupVersion, rbacv1.AddToScheme},
 	{authenticationv1.SchemeGroupVersion, authenticationv1.AddToScheme},
 	{authorizationv1.SchemeGroupVersion, authorizationv1.AddToScheme},
+	{admissionregistrationv1.SchemeGroupVersion, admissionregistrationv1.AddToScheme},
 }
 
 // NewScheme returns the scheme the server encodes, decodes, defaults and
@@ -123,6 +125,8 @@ func pkgPathOf(gv schema.GroupVersion) string {
 		return reflect.TypeOf(eventsv1.Event{}).PkgPath()
 	case rbacv1.SchemeGroupVersion:
 		return reflect.TypeOf(rbacv1.Role{}).PkgPath()
+	case admissionregistrationv1.SchemeGroupVersion:
+		return reflect.TypeOf(admissionregistrationv1.ValidatingAdmissionPolicy{}).PkgPath()
 	}
 	return ""
 }

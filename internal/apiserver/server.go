@@ -15,9 +15,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
 	utilnet "k8s.io/apimachinery/pkg/util/net"
-	"k8s.io/apimachinery/pkg/util/sets"
-	"k8s.io/apiserver/pkg/admission"
-	"k8s.io/apiserver/pkg/admission/plugin/namespace/lifecycle"
 	openapinamer "k8s.io/apiserver/pkg/endpoints/openapi"
 	"k8s.io/apiserver/pkg/registry/rest"
 	genericapiserver "k8s.io/apiserver/pkg/server"
@@ -32,8 +29,6 @@ import (
 	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
 
-	"github.com/svcplane/svcplane/internal/admission/noderestriction"
-	"github.com/svcplane/svcplane/internal/admission/serviceaccount"
 	"github.com/svcplane/svcplane/internal/apiserver/openapi"
 	"github.com/svcplane/svcplane/internal/auth/bootstrappolicy"
 	"github.com/svcplane/svcplane/internal/datadir"
@@ -169,7 +164,7 @@ func (s *Server) build(o *Options, endpoints []string) error {
 		return err
 	}
 	config.Authorization.Authorizer, config.RuleResolver = authz.authorizer, authz.rules
-	if config.AdmissionControl, err = newAdmission(client, config.SharedInformerFactory); err != nil {
+	if config.AdmissionControl, err = newAdmission(config, client, config.SharedInformerFactory, o.enabledAdmissionPlugins(), o.EnableAggregatorRouting); err != nil {
 		return err
 	}
 	generic, err := config.Complete().New("svcplane-apiserver", genericapiserver.NewEmptyDelegate())
@@ -190,6 +185,7 @@ func (s *Server) build(o *Options, endpoints []string) error {
 	if err != nil {
 		return err
 	}
+	guardAdmissionParams(defs, config.Authorization.Authorizer, client.Discovery(), byResource)
 	wireTokenREST(byResource)
 	if err := installKubeletSubresources(core, byResource, o.Kubelet, authz.authorizer); err != nil {
 		return err
@@ -368,36 +364,6 @@ func applyStorage(o *Options, endpoints []string, defs []*resource.Definition, s
 		}
 	}
 	return etcdOpts.ApplyWithStorageFactoryTo(factory, c)
-}
-
-// newAdmission returns the admission chain in kube-apiserver's order:
-// upstream's NamespaceLifecycle (no objects in missing or terminating
-// namespaces; default, kube-system and kube-public cannot be deleted),
-// ServiceAccount (a pod's ServiceAccount, defaulted and existing, and its
-// token volume: internal/admission/serviceaccount), then NodeRestriction (a
-// node writes only its own objects: internal/admission/noderestriction).
-func newAdmission(client kubernetes.Interface, f informers.SharedInformerFactory) (admission.Interface, error) {
-	l, err := lifecycle.NewLifecycle(sets.New("default", "kube-system", "kube-public"))
-	if err != nil {
-		return nil, err
-	}
-	l.SetExternalKubeInformerFactory(f)
-	l.SetExternalKubeClientSet(client)
-	if err := l.ValidateInitialization(); err != nil {
-		return nil, err
-	}
-	sa := serviceaccount.New()
-	sa.SetExternalKubeInformerFactory(f)
-	sa.SetExternalKubeClientSet(client)
-	if err := sa.ValidateInitialization(); err != nil {
-		return nil, err
-	}
-	nr := noderestriction.New()
-	nr.SetExternalKubeInformerFactory(f)
-	if err := nr.ValidateInitialization(); err != nil {
-		return nil, err
-	}
-	return admission.NewChainHandler(l, sa, nr), nil
 }
 
 // Run serves until ctx is cancelled, then shuts down gracefully (pre-shutdown

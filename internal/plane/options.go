@@ -116,13 +116,22 @@ func (o *Options) AddFlags(fss *cliflag.NamedFlagSets) {
 
 // AddFlags registers the controller manager's flags.
 func (o *ControllerOptions) AddFlags(fs *pflag.FlagSet) {
-	fs.StringSliceVar(&o.Controllers, "controllers", o.Controllers, "A list of controllers to enable. '*' enables all on-by-default controllers, 'foo' enables the controller named 'foo', '-foo' disables the controller named 'foo'. Controllers (kube-controller-manager's names; its aliases such as 'replicaset' are accepted too): namespace-controller, serviceaccount-controller, serviceaccount-token-controller, root-ca-certificate-publisher-controller, service-cidr-controller, node-ipam-controller, node-lifecycle-controller, scheduler, replicaset-controller, replicationcontroller-controller, deployment-controller, garbage-collector-controller, endpoints-controller, endpointslice-mirroring-controller, endpointslice-controller.")
+	fs.StringSliceVar(&o.Controllers, "controllers", o.Controllers, "A list of controllers to enable. '*' enables all on-by-default controllers, 'foo' enables the controller named 'foo', '-foo' disables the controller named 'foo'. Controllers (kube-controller-manager's names; its aliases such as 'replicaset' are accepted too): namespace-controller, serviceaccount-controller, serviceaccount-token-controller, root-ca-certificate-publisher-controller, clusterrole-aggregation-controller, validatingadmissionpolicy-status-controller, service-cidr-controller, node-ipam-controller, node-lifecycle-controller, scheduler, replicaset-controller, replicationcontroller-controller, deployment-controller, garbage-collector-controller, endpoints-controller, endpointslice-mirroring-controller, endpointslice-controller.")
 	fs.StringVar(&o.ClusterCIDR, "cluster-cidr", o.ClusterCIDR, "CIDR range (or two, comma separated, for dual-stack) for pods; Nodes get their pod CIDRs from it. Empty disables node IPAM.")
 	fs.IntVar(&o.NodeCIDRMaskSizeIPv4, "node-cidr-mask-size-ipv4", o.NodeCIDRMaskSizeIPv4, "Mask size for IPv4 node CIDRs in a cluster.")
 	fs.IntVar(&o.NodeCIDRMaskSizeIPv6, "node-cidr-mask-size-ipv6", o.NodeCIDRMaskSizeIPv6, "Mask size for IPv6 node CIDRs in a cluster.")
 	fs.DurationVar(&o.NodeMonitorPeriod, "node-monitor-period", o.NodeMonitorPeriod, "The period for syncing NodeStatus in the node lifecycle controller.")
 	fs.DurationVar(&o.NodeMonitorGracePeriod, "node-monitor-grace-period", o.NodeMonitorGracePeriod, "Amount of time which we allow running Node to be unresponsive before marking it unhealthy (no Lease renewal or status heartbeat).")
 	fs.DurationVar(&o.NodeStartupGracePeriod, "node-startup-grace-period", o.NodeStartupGracePeriod, "Amount of time which we allow starting Node to be unresponsive before marking it unhealthy.")
+}
+
+// completeWebhookRouting: up without a proxy sends admission webhooks
+// given by a Service to its endpoints (--enable-aggregator-routing), as
+// nothing programs this host to route the Service's ClusterIP.
+func (o *Options) completeWebhookRouting() {
+	if o.up && o.ProxyMode == ProxyNone {
+		o.EnableAggregatorRouting = true
+	}
 }
 
 // Validate checks the options and returns every problem at once.

@@ -102,3 +102,19 @@ func TestServiceCIDRFinalizerAgrees(t *testing.T) {
 		t.Fatalf("apiserver %q, controller %q", apiserver.ServiceCIDRFinalizer, servicecidr.Finalizer)
 	}
 }
+
+// TestWebhookRouting: only up without a proxy routes Service webhooks to
+// endpoints by itself.
+func TestWebhookRouting(t *testing.T) {
+	for _, c := range []struct {
+		o    *Options
+		mode string
+		want bool
+	}{{NewUpOptions(), ProxyNone, true}, {NewUpOptions(), "nftables", false}, {NewServerOptions(), ProxyNone, false}} {
+		c.o.ProxyMode = c.mode
+		c.o.completeWebhookRouting()
+		if c.o.EnableAggregatorRouting != c.want {
+			t.Errorf("up=%v proxy %s: routing to endpoints %v, want %v", c.o.up, c.mode, c.o.EnableAggregatorRouting, c.want)
+		}
+	}
+}

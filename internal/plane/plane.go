@@ -48,6 +48,7 @@ func New(ctx context.Context, o *Options) (*Plane, error) {
 	if err := o.Validate(); err != nil {
 		return nil, err
 	}
+	o.completeWebhookRouting()
 	s, err := apiserver.New(ctx, o.Options)
 	if err != nil {
 		return nil, err

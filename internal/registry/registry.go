@@ -4,6 +4,12 @@
 package registry
 
 import (
+	"github.com/svcplane/svcplane/internal/registry/admissionregistration/mutatingadmissionpolicy"
+	"github.com/svcplane/svcplane/internal/registry/admissionregistration/mutatingadmissionpolicybinding"
+	"github.com/svcplane/svcplane/internal/registry/admissionregistration/mutatingwebhookconfiguration"
+	"github.com/svcplane/svcplane/internal/registry/admissionregistration/validatingadmissionpolicy"
+	"github.com/svcplane/svcplane/internal/registry/admissionregistration/validatingadmissionpolicybinding"
+	"github.com/svcplane/svcplane/internal/registry/admissionregistration/validatingwebhookconfiguration"
 	"github.com/svcplane/svcplane/internal/registry/apps/deployment"
 	"github.com/svcplane/svcplane/internal/registry/apps/replicaset"
 	"github.com/svcplane/svcplane/internal/registry/coordination/lease"
@@ -41,5 +47,8 @@ func Definitions() []*resource.Definition {
 		ipaddress.Definition(), servicecidr.Definition(),
 		eventsevent.Definition(),
 		clusterrole.Definition(), clusterrolebinding.Definition(), role.Definition(), rolebinding.Definition(),
+		validatingwebhookconfiguration.Definition(), mutatingwebhookconfiguration.Definition(),
+		validatingadmissionpolicy.Definition(), validatingadmissionpolicybinding.Definition(),
+		mutatingadmissionpolicy.Definition(), mutatingadmissionpolicybinding.Definition(),
 	}
 }

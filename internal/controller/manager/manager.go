@@ -12,11 +12,15 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	validatingpolicy "k8s.io/apiserver/pkg/admission/plugin/policy/validating"
+	"k8s.io/apiserver/pkg/cel/openapi/resolver"
+	"k8s.io/client-go/discovery/cached/memory"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/metadata"
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/restmapper"
 	"k8s.io/client-go/tools/leaderelection"
 	"k8s.io/client-go/tools/leaderelection/resourcelock"
 	"k8s.io/klog/v2"
@@ -39,6 +43,7 @@ import (
 	"github.com/svcplane/svcplane/internal/controller/serviceaccount"
 	"github.com/svcplane/svcplane/internal/controller/serviceaccounttoken"
 	"github.com/svcplane/svcplane/internal/controller/servicecidr"
+	"github.com/svcplane/svcplane/internal/controller/validatingadmissionpolicystatus"
 )
 
 // LeaseName is the leader-election Lease in kube-system.
@@ -126,6 +131,13 @@ func All() []Controller {
 		}},
 		{Name: "clusterrole-aggregation-controller", ServiceAccount: "clusterrole-aggregation-controller", Aliases: []string{"clusterrole-aggregation"}, Start: func(ctx context.Context, d Deps) {
 			go clusterroleaggregation.New(d.Client, d.Informers.Rbac().V1().ClusterRoles()).Run(ctx, 5)
+		}},
+		{Name: "validatingadmissionpolicy-status-controller", ServiceAccount: "validatingadmissionpolicy-status-controller", Start: func(ctx context.Context, d Deps) {
+			checker := &validatingpolicy.TypeChecker{
+				SchemaResolver: &resolver.ClientDiscoveryResolver{Discovery: d.Client.Discovery()},
+				RestMapper:     restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(d.Client.Discovery())),
+			}
+			go validatingadmissionpolicystatus.New(d.Client, d.Informers.Admissionregistration().V1().ValidatingAdmissionPolicies(), checker).Run(ctx, 5)
 		}},
 		{Name: "service-cidr-controller", ServiceAccount: "service-cidrs-controller", Deprecated: []string{"service-cidr"}, Start: func(ctx context.Context, d Deps) {
 			n := d.Informers.Networking().V1()

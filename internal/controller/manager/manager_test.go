@@ -14,7 +14,7 @@ func names(cs []Controller) string {
 }
 
 func TestSelect(t *testing.T) {
-	all := "namespace-controller,serviceaccount-controller,serviceaccount-token-controller,root-ca-certificate-publisher-controller,clusterrole-aggregation-controller,service-cidr-controller," +
+	all := "namespace-controller,serviceaccount-controller,serviceaccount-token-controller,root-ca-certificate-publisher-controller,clusterrole-aggregation-controller,validatingadmissionpolicy-status-controller,service-cidr-controller," +
 		"node-ipam-controller,node-lifecycle-controller,scheduler,replicaset-controller,replicationcontroller-controller," +
 		"deployment-controller,garbage-collector-controller,endpoints-controller,endpointslice-mirroring-controller,endpointslice-controller"
 	cases := map[string]string{

@@ -54,6 +54,10 @@ type Definition struct {
 	Validate       func(ctx context.Context, obj runtime.Object) field.ErrorList
 	ValidateUpdate func(ctx context.Context, obj, old runtime.Object) field.ErrorList
 
+	// Warnings returns the warnings of a create (old nil) or update sent
+	// back to the client; nil means none.
+	Warnings func(ctx context.Context, obj, old runtime.Object) []string
+
 	// Status describes the /status subresource; nil means none. The main
 	// resource never changes status; /status never changes spec.
 	Status *StatusDefinition

@@ -94,9 +94,18 @@ func (s *strategy) validateMetaUpdate(obj, old runtime.Object) field.ErrorList {
 	return apivalidation.ValidateObjectMetaAccessorUpdate(m, o, field.NewPath("metadata"))
 }
 
-func (s *strategy) WarningsOnCreate(ctx context.Context, obj runtime.Object) []string { return nil }
+func (s *strategy) WarningsOnCreate(ctx context.Context, obj runtime.Object) []string {
+	if s.def.Warnings == nil {
+		return nil
+	}
+	return s.def.Warnings(ctx, obj, nil)
+}
+
 func (s *strategy) WarningsOnUpdate(ctx context.Context, obj, old runtime.Object) []string {
-	return nil
+	if s.def.Warnings == nil {
+		return nil
+	}
+	return s.def.Warnings(ctx, obj, old)
 }
 func (s *strategy) Canonicalize(obj runtime.Object) {}
 
