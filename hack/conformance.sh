@@ -43,7 +43,7 @@ set +e
 "$E2E" --kubeconfig "$DATA/kubeconfig" --provider skeleton --report-dir "$OUT" \
   --ginkgo.focus '\[Conformance\]' --ginkgo.focus-file "test/e2e/($files)" \
   ${SKIP_FILES:+--ginkgo.skip-file "test/e2e/($SKIP_FILES)"} \
-  --ginkgo.timeout "${GINKGO_TIMEOUT:-30m}" --ginkgo.no-color --ginkgo.junit-report junit.xml \
+  --ginkgo.timeout "${GINKGO_TIMEOUT:-30m}" --ginkgo.no-color --ginkgo.junit-report "$OUT/junit.xml" \
   > "$OUT/e2e.log" 2>&1
 rc=$?
 set -e
