@@ -6,7 +6,10 @@
 # ../shared/tools/build-upstream.sh (cached under ~/.cache/svcplane-upstream),
 # starts svcplane up on a fresh data dir (--proxy-mode none: the host's
 # rules stay untouched), runs the specs of the files below and stops it.
-# Env: E2E_TEST (a built e2e.test), GINKGO_TIMEOUT (default 30m),
+# Specs run in PROCS (default 4) parallel ginkgo processes; [Serial] ones
+# run alone at the end, as upstream's runners do.
+# Env: E2E_TEST (a built e2e.test), GINKGO (the ginkgo CLI), PROCS,
+#      GINKGO_TIMEOUT (default 30m),
 #      OUT (report dir, default ./conformance-out), SKIP_FILES (a regex of
 #      spec files to leave out, e.g. one whose failure panics the whole
 #      suite: apimachinery/chunking\.go while podtemplates are not served).
@@ -40,15 +43,18 @@ files+='|apps/(deployment|replica_set)\.go'
 files+='|apimachinery/(garbage_collector|namespace|watch|chunking|table_conversion|server_version|discovery|aggregated_discovery|field_validation|validatingadmissionpolicy|mutatingadmissionpolicy)\.go'
 files+='|instrumentation/(events|core_events)\.go|common/node/(configmap|secrets)\.go'
 set +e
-"$E2E" --kubeconfig "$DATA/kubeconfig" --provider skeleton --report-dir "$OUT" \
-  --ginkgo.focus '\[Conformance\]' --ginkgo.focus-file "test/e2e/($files)" \
-  ${SKIP_FILES:+--ginkgo.skip-file "test/e2e/($SKIP_FILES)"} \
-  --ginkgo.timeout "${GINKGO_TIMEOUT:-30m}" --ginkgo.no-color --ginkgo.junit-report "$OUT/junit.xml" \
+GINKGO=${GINKGO:-$BIN/ginkgo}
+[ -x "$GINKGO" ] || GINKGO=$(command -v ginkgo)
+"$GINKGO" --procs "${PROCS:-4}" --no-color --timeout "${GINKGO_TIMEOUT:-30m}" \
+  --focus '\[Conformance\]' --focus-file "test/e2e/($files)" \
+  ${SKIP_FILES:+--skip-file "test/e2e/($SKIP_FILES)"} \
+  --junit-report junit.xml --output-dir "$OUT" \
+  "$E2E" -- --kubeconfig "$DATA/kubeconfig" --provider skeleton --report-dir "$OUT" \
   > "$OUT/e2e.log" 2>&1
 rc=$?
 set -e
 ran=$(grep -Eo 'Ran [0-9]+ of [0-9]+ Specs' "$OUT/e2e.log" | tail -1 || true)
 pass=$(grep -Eo '[0-9]+ Passed' "$OUT/e2e.log" | tail -1 | cut -d' ' -f1 || true)
 total=$(echo "$ran" | awk '{print $2}')
-echo "${pass:-0}/${total:-0} passed ($ran; e2e.test exit $rc; log $OUT/e2e.log)"
+echo "${pass:-0}/${total:-0} passed ($ran; ginkgo exit $rc; log $OUT/e2e.log)"
 sed -n '/Summarizing [0-9]* Failure/,$p' "$OUT/e2e.log" | grep -E '^\s*\[(FAIL|TIMEDOUT|PANICKED)\]' || true
