@@ -20,6 +20,8 @@ import (
 	"k8s.io/client-go/tools/record"
 	"k8s.io/client-go/util/workqueue"
 	"k8s.io/klog/v2"
+
+	"github.com/svcplane/svcplane/internal/node/container"
 )
 
 // Agent runs the nodes of one Config.
@@ -102,6 +104,9 @@ func New(cfg Config) (*Agent, error) {
 		workqueue.NewTypedItemExponentialFailureRateLimiter[string](200*time.Millisecond, max(cfg.RenewInterval()/2, 200*time.Millisecond)),
 		workqueue.TypedRateLimitingQueueConfig[string]{Name: "node-agent-heartbeats", Clock: cfg.Clock})
 
+	if r, ok := cfg.Runtime.(container.Reporter); ok {
+		r.SetOnChange(func(namespace, name string) { a.podQueue.Add(namespace + "/" + name) })
+	}
 	b := record.NewBroadcaster()
 	a.events, a.recorder = b, b.NewRecorder(scheme.Scheme, corev1.EventSource{Component: "kubelet"})
 

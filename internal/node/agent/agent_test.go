@@ -26,6 +26,12 @@ type fixture struct {
 
 func newFixture(t *testing.T, names ...string) *fixture {
 	t.Helper()
+	return newFixtureWith(t, nil, names...)
+}
+
+// newFixtureWith runs the agent on rt (nil: the simulated runtime).
+func newFixtureWith(t *testing.T, rt Runtime, names ...string) *fixture {
+	t.Helper()
 	client := fake.NewClientset()
 	// The fake API server gives no UIDs; the real one does.
 	client.PrependReactor("create", "*", func(action k8stesting.Action) (bool, runtime.Object, error) {
@@ -42,7 +48,7 @@ func newFixture(t *testing.T, names ...string) *fixture {
 				ips = append(ips, netip.AddrFrom4([4]byte{192, 168, 0, byte(10 + i)}).String())
 			}
 			return ips
-		}(), Clock: clk})
+		}(), Clock: clk, Runtime: rt})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -51,7 +51,8 @@ type Config struct {
 	// Workers process pods; HeartbeatWorkers renew leases and node status.
 	Workers, HeartbeatWorkers int
 
-	Runtime *sim.Runtime
+	// Runtime runs the pods (nil: a sim.Runtime on Clock).
+	Runtime Runtime
 	Clock   clock.WithTicker
 	// Version is reported as the kubelet version.
 	Version string

@@ -9,6 +9,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/utils/ptr"
+
+	"github.com/svcplane/svcplane/internal/node/container"
 )
 
 // syncPod brings one pod of this agent's nodes to its state: running and
@@ -39,8 +41,14 @@ func (a *Agent) syncPod(ctx context.Context, key string) (time.Duration, error) 
 	if err != nil {
 		return 0, err
 	}
-	status, after := podStatus(pod, run, a.hostIPs(pod.Spec.NodeName), now)
-	if status.Phase == corev1.PodFailed {
+	var state *container.PodState
+	if r, ok := a.cfg.Runtime.(container.Reporter); ok {
+		if st, ok := r.PodState(pod.UID); ok {
+			state = &st
+		}
+	}
+	status, after := podStatus(pod, run, state, a.hostIPs(pod.Spec.NodeName), now)
+	if terminal(&corev1.Pod{Status: status}) {
 		a.cfg.Runtime.KillPod(pod.UID)
 	}
 	if err := a.writeStatus(ctx, pod, status); err != nil {

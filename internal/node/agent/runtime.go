@@ -1,0 +1,34 @@
+package agent
+
+import (
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/svcplane/svcplane/internal/node/runtime/sim"
+)
+
+// Runtime runs the pods of the agent's nodes: runtime/sim (addresses
+// only) or runtime/netns (network namespaces and in-process or host
+// containers). sim.Pod is the record every runtime returns. A runtime
+// whose containers run on their own also implements container.Reporter;
+// the agent then writes the container statuses it reports.
+type Runtime interface {
+	// SetNode records a node's pod CIDRs and host addresses; the pod
+	// CIDRs are fixed once set.
+	SetNode(name string, podCIDRs, hostIPs []string) error
+	// Ready reports whether pods can run on node (it has its pod CIDRs).
+	Ready(node string) bool
+	// RunPod starts pod on spec.nodeName unless it runs already.
+	RunPod(pod *corev1.Pod) (sim.Pod, error)
+	// Running returns a running pod's record.
+	Running(uid types.UID) (sim.Pod, bool)
+	// KillPod stops a pod and frees what it held; unknown pods are ignored.
+	KillPod(uid types.UID)
+	// Adopt takes over a pod that runs already by its status (after an
+	// agent restart), keeping its addresses.
+	Adopt(pod *corev1.Pod) bool
+	// Len is the number of running pods.
+	Len() int
+}
+
+var _ Runtime = (*sim.Runtime)(nil)
