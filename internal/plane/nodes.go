@@ -37,20 +37,22 @@ type NodeOptions struct {
 	QPS         float32
 	Burst       int
 	PprofAddr   string
+	// Netns configures --runtime netns.
+	Netns NetnsOptions
 }
 
 // NewNodeOptions returns the agent's defaults.
 func NewNodeOptions() *NodeOptions {
 	return &NodeOptions{Runtime: "sim", Nodes: 1, Zones: []string{"zone-a", "zone-b", "zone-c"},
 		NodeIPs: "10.240.0.0/16", CPU: "4", Memory: "16Gi", MaxPods: 110, LeaseSecs: 40, Report: 5 * time.Minute,
-		Workers: 128, QPS: 1000, Burst: 2000}
+		Workers: 128, QPS: 1000, Burst: 2000, Netns: newNetnsOptions()}
 }
 
 // AddFlags registers the agent flags of `svcplane node`.
 func (o *NodeOptions) AddFlags(fs *pflag.FlagSet) {
 	fs.IntVar(&o.Nodes, "nodes", o.Nodes, "Number of simulated nodes this process runs.")
 	fs.StringVar(&o.NodeName, "node-name", "", "Name of the node when --nodes is 1 and no --name-prefix is given (default: the hostname).")
-	fs.StringVar(&o.Runtime, "runtime", o.Runtime, "Container runtime; 'sim' simulates pods (IPs from the node's pod CIDRs, no processes).")
+	fs.StringVar(&o.Runtime, "runtime", o.Runtime, "Container runtime; 'sim' simulates pods (IPs from the node's pod CIDRs, no processes); 'netns' (root) makes each node a network namespace on a host bridge and each pod one with a veth into its node, and runs their containers.")
 	fs.StringVar(&o.NamePrefix, "name-prefix", o.NamePrefix, "Nodes are named <prefix><i>, i = 0…N-1.")
 	fs.StringSliceVar(&o.Zones, "zones", o.Zones, "Zones spread round-robin over the nodes as topology.kubernetes.io/zone.")
 	fs.StringVar(&o.NodeIPs, "node-ips", o.NodeIPs, "CIDR from which node i gets address i+1 as its InternalIP.")
@@ -63,6 +65,7 @@ func (o *NodeOptions) AddFlags(fs *pflag.FlagSet) {
 	fs.Float32Var(&o.QPS, "kube-api-qps", o.QPS, "QPS of the pod client (heartbeats have their own).")
 	fs.IntVar(&o.Burst, "kube-api-burst", o.Burst, "Burst of the pod client.")
 	fs.StringVar(&o.PprofAddr, "profiling-address", "", "Serve net/http/pprof on this address (e.g. 127.0.0.1:6060); empty: off.")
+	o.Netns.addFlags(fs)
 }
 
 // Names returns the node names: <prefix><i>, or the single node's name
@@ -86,10 +89,11 @@ func (o *NodeOptions) Names(defaultName string) []string {
 }
 
 // AgentConfig builds the agent's configuration for the named nodes from a
-// client config (the node credentials).
+// client config (the node credentials). With --runtime netns it makes the
+// runtime (the host bridge at once); the agent closes it when it stops.
 func (o *NodeOptions) AgentConfig(cfg *rest.Config, names []string) (agent.Config, error) {
-	if o.Runtime != "sim" {
-		return agent.Config{}, fmt.Errorf("--runtime %q: only \"sim\" is implemented", o.Runtime)
+	if o.Runtime != "sim" && o.Runtime != "netns" {
+		return agent.Config{}, fmt.Errorf("--runtime %q: want sim or netns", o.Runtime)
 	}
 	cpu, err := resource.ParseQuantity(o.CPU)
 	if err != nil {
@@ -107,10 +111,16 @@ func (o *NodeOptions) AgentConfig(cfg *rest.Config, names []string) (agent.Confi
 	if err != nil {
 		return agent.Config{}, err
 	}
-	return agent.Config{Client: podClient, HeartbeatClient: hbClient, Names: names, InternalIPs: ips,
+	ac := agent.Config{Client: podClient, HeartbeatClient: hbClient, Names: names, InternalIPs: ips,
 		Zones: o.Zones, CPU: cpu, Memory: mem, MaxPods: o.MaxPods,
 		LeaseDuration: time.Duration(o.LeaseSecs) * time.Second, NodeStatusReportFrequency: o.Report,
-		Workers: o.Workers, HeartbeatWorkers: max(4, min(32, len(names)/50)), Version: version.Get().GitVersion}, nil
+		Workers: o.Workers, HeartbeatWorkers: max(4, min(32, len(names)/50)), Version: version.Get().GitVersion}
+	if o.Runtime == "netns" {
+		if _, err := o.netnsAgentConfig(&ac, names); err != nil {
+			return agent.Config{}, err
+		}
+	}
+	return ac, nil
 }
 
 // clients returns the pod client (protobuf, --kube-api-qps/burst) and the

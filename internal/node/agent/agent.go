@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"io"
 	"sync"
 	"time"
 
@@ -203,6 +204,15 @@ func (a *Agent) adoptPods(node string) {
 // event broadcaster down.
 func (a *Agent) Run(ctx context.Context) error {
 	defer utilruntime.HandleCrash()
+	if c, ok := a.cfg.Runtime.(io.Closer); ok {
+		// The runtime removes what it made (netns: namespaces, links,
+		// routes) once the workers have stopped.
+		defer func() {
+			if err := c.Close(); err != nil {
+				klog.ErrorS(err, "Closing the pod runtime")
+			}
+		}()
+	}
 	a.events.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: a.cfg.HeartbeatClient.CoreV1().Events("")})
 	defer a.events.Shutdown()
 	defer a.podQueue.ShutDown()

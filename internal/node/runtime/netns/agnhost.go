@@ -263,7 +263,9 @@ func (h *netexecHandler) dialHandler(w http.ResponseWriter, r *http.Request) {
 	switch strings.ToLower(protocol) {
 	case "", "http":
 		if _, err = net.ResolveTCPAddr("tcp", hostPort); err == nil {
-			dial = func(ctx context.Context) (string, error) { return h.pio.pod.httpGet(ctx, "http://"+hostPort+"/"+request) }
+			dial = func(ctx context.Context) (string, error) {
+				return h.pio.pod.httpGet(ctx, "http://"+hostPort+"/"+request)
+			}
 		}
 	case "udp":
 		if _, err = net.ResolveUDPAddr("udp", hostPort); err == nil {

@@ -15,8 +15,8 @@ import (
 // node's namespace (so its nft/iptables children, netlink sockets and
 // listeners are the node's), restarted when it exits.
 type proxyProc struct {
-	node string
-	spec ProxyProcess
+	node  string
+	spec  ProxyProcess
 	stopc chan struct{}
 	done  chan struct{}
 

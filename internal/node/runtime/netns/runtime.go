@@ -230,6 +230,12 @@ func (r *Runtime) start(pod *corev1.Pod, rec sim.Pod, old []corev1.ContainerStat
 	}
 	p.restore(old)
 	r.mu.Lock()
+	if r.closed {
+		r.mu.Unlock()
+		close(p.done)
+		p.stop()
+		return fmt.Errorf("runtime closed")
+	}
 	r.pods[pod.UID] = p
 	r.mu.Unlock()
 	go p.run()
