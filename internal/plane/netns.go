@@ -116,7 +116,7 @@ func (o *NodeOptions) netnsAgentConfig(ac *agent.Config, names []string) (*netns
 	if err != nil {
 		return nil, err
 	}
-	ac.InternalIPs, ac.Runtime = ips, rt
+	ac.InternalIPs, ac.Runtime, ac.RuntimeName = ips, rt, "netns"
 	return rt, nil
 }
 

@@ -53,6 +53,9 @@ type Config struct {
 
 	// Runtime runs the pods (nil: a sim.Runtime on Clock).
 	Runtime Runtime
+	// RuntimeName is reported in the Node's nodeInfo (kernel, OS image,
+	// container runtime): "sim" unless set.
+	RuntimeName string
 	Clock   clock.WithTicker
 	// Version is reported as the kubelet version.
 	Version string
@@ -95,6 +98,9 @@ func (c *Config) Defaults() {
 	}
 	if c.Runtime == nil {
 		c.Runtime = sim.New(c.Clock)
+	}
+	if c.RuntimeName == "" {
+		c.RuntimeName = "sim"
 	}
 	if c.Version == "" {
 		c.Version = "v0.0.0-svcplane"

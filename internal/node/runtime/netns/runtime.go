@@ -122,6 +122,12 @@ func (r *Runtime) changed(namespace, name string) {
 // nodeNet returns the node's namespace, made on first use from its
 // InternalIP (hostIP, else Config.NodeIPs), with its proxy started.
 func (r *Runtime) nodeNet(name, hostIP string) (*nodeNet, error) {
+	r.net.mu.Lock()
+	nn := r.net.nodes[name]
+	r.net.mu.Unlock()
+	if nn != nil {
+		return nn, nil
+	}
 	if hostIP == "" {
 		hostIP = r.cfg.NodeIPs[name]
 	}
@@ -129,7 +135,7 @@ func (r *Runtime) nodeNet(name, hostIP string) (*nodeNet, error) {
 	if err != nil {
 		return nil, fmt.Errorf("node %s: no InternalIP for its namespace (%q)", name, hostIP)
 	}
-	nn, err := r.net.node(name, ip)
+	nn, err = r.net.node(name, ip)
 	if err != nil {
 		return nil, err
 	}

@@ -160,16 +160,14 @@ func (r *Runtime) PortForward(ctx context.Context, uid types.UID, port int32, st
 		return fmt.Errorf("failed to connect to localhost:%d inside namespace of pod %s: %w", port, p.spec.Name, err)
 	}
 	defer conn.Close()
-	done := make(chan struct{}, 2)
-	go func() { _, _ = io.Copy(conn, stream); closeWrite(conn); done <- struct{}{} }()
-	go func() { _, _ = io.Copy(stream, conn); done <- struct{}{} }()
+	// The pod's side ending ends the stream; the client's ending only
+	// half-closes, the pod may still answer.
+	podDone := make(chan struct{})
+	go func() { _, _ = io.Copy(stream, conn); close(podDone) }()
+	go func() { _, _ = io.Copy(conn, stream); closeWrite(conn) }()
 	select {
 	case <-ctx.Done():
-	case <-done:
-		select {
-		case <-done:
-		case <-ctx.Done():
-		}
+	case <-podDone:
 	}
 	return nil
 }

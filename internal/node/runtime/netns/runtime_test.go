@@ -1,0 +1,273 @@
+package netns
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"io"
+	"net"
+	"os"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/vishvananda/netlink"
+	"github.com/vishvananda/netns"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/client-go/kubernetes/fake"
+
+	"github.com/svcplane/svcplane/internal/node/container"
+	"github.com/svcplane/svcplane/internal/testutil"
+)
+
+// lab is a runtime whose "host" is a network namespace the test made.
+type lab struct {
+	r    *Runtime
+	host netns.NsHandle
+
+	mu      sync.Mutex
+	changes map[string]int
+}
+
+func newLab(t *testing.T) *lab {
+	t.Helper()
+	testutil.SkipShort(t, "makes network namespaces")
+	if os.Geteuid() != 0 {
+		t.Skip("needs root for network namespaces")
+	}
+	host, err := newNS()
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := &lab{host: host, changes: map[string]int{}}
+	// New takes the calling thread's namespace as the host's.
+	err = inNS(host, func() (err error) {
+		l.r, err = New(Config{Client: fake.NewClientset(), Bridge: "svcpt0"})
+		return err
+	})
+	if err != nil {
+		host.Close()
+		t.Fatal(err)
+	}
+	l.r.SetOnChange(func(ns, name string) {
+		l.mu.Lock()
+		l.changes[ns+"/"+name]++
+		l.mu.Unlock()
+	})
+	t.Cleanup(func() {
+		_ = l.r.Close()
+		host.Close()
+	})
+	for i, cidr := range []string{"10.244.0.0/24", "10.244.1.0/24"} {
+		name, ip := "n"+string(rune('0'+i)), "10.250.0."+string(rune('2'+i))
+		if err := l.r.SetNode(name, []string{cidr}, []string{ip}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return l
+}
+
+func (l *lab) run(t *testing.T, name, node string, policy corev1.RestartPolicy, cs ...corev1.Container) *corev1.Pod {
+	t.Helper()
+	p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: name, UID: types.UID("uid-" + name)},
+		Spec: corev1.PodSpec{NodeName: node, RestartPolicy: policy, Containers: cs}}
+	rec, err := l.r.RunPod(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Status.PodIP = rec.IPs[0]
+	return p
+}
+
+func (l *lab) state(t *testing.T, p *corev1.Pod) container.PodState {
+	t.Helper()
+	s, ok := l.r.PodState(p.UID)
+	if !ok {
+		t.Fatalf("pod %s not running", p.Name)
+	}
+	return s
+}
+
+// get is an HTTP GET from the lab's host namespace.
+func (l *lab) get(url string) (string, error) {
+	resp, err := httpClient(l.host, 3*time.Second).Get(url)
+	if err != nil {
+		return "", err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	return string(b), err
+}
+
+var agnhostImage = "registry.k8s.io/e2e-test-images/agnhost:2.53"
+
+func TestPodsServeAcrossNodesAndFromTheHost(t *testing.T) {
+	l := newLab(t)
+	web := l.run(t, "web", "n0", "", corev1.Container{Name: "app", Image: agnhostImage, Args: []string{"netexec", "--http-port=8080", "--udp-port=8081"},
+		ReadinessProbe: &corev1.Probe{ProbeHandler: corev1.ProbeHandler{HTTPGet: &corev1.HTTPGetAction{Path: "/healthz", Port: intstr.FromInt32(8080)}}, PeriodSeconds: 1}})
+	other := l.run(t, "other", "n1", "", corev1.Container{Name: "app", Image: "nginx", Ports: []corev1.ContainerPort{{ContainerPort: 80}}})
+	testutil.Eventually(t, 20*time.Second, "web ready by its readiness probe", func() bool { return l.state(t, web).Ready() })
+	if s := l.state(t, web); s.Phase != corev1.PodRunning || s.Containers[0].State.Running == nil || !*s.Containers[0].Started {
+		t.Fatalf("web state %+v", s)
+	}
+	testutil.EventuallyErr(t, 10*time.Second, "host reaches web", func() error {
+		got, err := l.get("http://" + web.Status.PodIP + ":8080/hostname")
+		if err == nil && got != "web" {
+			t.Fatalf("/hostname = %q", got)
+		}
+		return err
+	})
+	// Pod to pod across nodes (host-gw routes), TCP and UDP.
+	got, err := l.get("http://" + web.Status.PodIP + ":8080/dial?request=x&host=" + other.Status.PodIP + "&port=80&tries=2")
+	if err != nil || got != `{"responses":["other","other"]}` {
+		t.Fatalf("web → other over HTTP: %q %v", got, err)
+	}
+	if got, _ := l.get("http://" + web.Status.PodIP + ":8080/clientip"); !strings.HasPrefix(got, "10.250.0.1:") {
+		t.Fatalf("the host's requests should come from the bridge address, got %q", got)
+	}
+	l.mu.Lock()
+	changes := l.changes["default/web"]
+	l.mu.Unlock()
+	if changes == 0 {
+		t.Fatal("no change reported for web")
+	}
+	// A second pod on the same port of the same pod namespace clashes.
+	clash := l.run(t, "clash", "n0", corev1.RestartPolicyAlways,
+		corev1.Container{Name: "a", Image: agnhostImage, Args: []string{"netexec", "--http-port=8080", "--udp-port=-1"}},
+		corev1.Container{Name: "b", Image: agnhostImage, Args: []string{"netexec", "--http-port=8080", "--udp-port=-1"}})
+	testutil.Eventually(t, 10*time.Second, "one container of clash in back-off", func() bool {
+		for _, c := range l.state(t, clash).Containers {
+			if w := c.State.Waiting; w != nil && w.Reason == "CrashLoopBackOff" && c.LastTerminationState.Terminated != nil &&
+				c.LastTerminationState.Terminated.ExitCode == 1 && c.RestartCount == 1 {
+				return true
+			}
+		}
+		return false
+	})
+	l.r.KillPod(web.UID)
+	if _, err := l.get("http://" + web.Status.PodIP + ":8080/hostname"); err == nil {
+		t.Fatal("a killed pod still answers")
+	}
+	if _, ok := l.r.PodState(web.UID); ok {
+		t.Fatal("a killed pod still has a state")
+	}
+}
+
+func TestHostProcessContainersAndStreams(t *testing.T) {
+	l := newLab(t)
+	job := l.run(t, "job", "n1", corev1.RestartPolicyNever, corev1.Container{Name: "c", Image: "busybox",
+		Command: []string{"sh", "-c", "echo hello $GREETING from $(hostname -I 2>/dev/null || echo ns); exit 4"},
+		Env:     []corev1.EnvVar{{Name: "GREETING", Value: "hi"}}})
+	testutil.Eventually(t, 10*time.Second, "the job failed", func() bool { return l.state(t, job).Phase == corev1.PodFailed })
+	if term := l.state(t, job).Containers[0].State.Terminated; term == nil || term.ExitCode != 4 || term.Reason != "Error" {
+		t.Fatalf("terminated state %+v", term)
+	}
+	var logs bytes.Buffer
+	if err := l.r.Logs(context.Background(), job.UID, "c", &corev1.PodLogOptions{}, &logs); err != nil || !strings.HasPrefix(logs.String(), "hello hi from") {
+		t.Fatalf("logs %q %v", logs.String(), err)
+	}
+	if err := l.r.Logs(context.Background(), job.UID, "c", &corev1.PodLogOptions{Previous: true}, &logs); err == nil {
+		t.Fatal("a container that never restarted has a previous log")
+	}
+	missing := l.run(t, "missing", "n1", corev1.RestartPolicyNever, corev1.Container{Name: "c", Image: "busybox", Command: []string{"no-such-program"}})
+	testutil.Eventually(t, 10*time.Second, "start error", func() bool { return l.state(t, missing).Phase == corev1.PodFailed })
+	if term := l.state(t, missing).Containers[0].State.Terminated; term.Reason != "StartError" || term.ExitCode != 128 ||
+		term.Message != `exec: "no-such-program": executable file not found in $PATH` {
+		t.Fatalf("start error state %+v", term)
+	}
+
+	srv := l.run(t, "srv", "n0", "", corev1.Container{Name: "app", Image: agnhostImage, Command: []string{"/agnhost", "serve-hostname", "--port=9376"},
+		Env: []corev1.EnvVar{{Name: "MINE", Value: "yes"}}})
+	testutil.Eventually(t, 10*time.Second, "srv running", func() bool { return l.state(t, srv).Ready() })
+	var out, errOut bytes.Buffer
+	code, err := l.r.Exec(context.Background(), srv.UID, "app", container.ExecOptions{Command: []string{"sh", "-c", "echo $MINE $HOSTNAME; cat; echo oops >&2; exit 3"},
+		Stdin: strings.NewReader("in\n"), Stdout: &out, Stderr: &errOut})
+	if err != nil || code != 3 || out.String() != "yes srv\nin\n" || errOut.String() != "oops\n" {
+		t.Fatalf("exec: code %d err %v stdout %q stderr %q", code, err, out.String(), errOut.String())
+	}
+	errOut.Reset()
+	if code, err := l.r.Exec(context.Background(), srv.UID, "app", container.ExecOptions{Command: []string{"no-such-program"}, Stderr: &errOut}); code != 127 || err != nil {
+		t.Fatalf("exec of nothing: %d %v", code, err)
+	}
+	if _, err := l.r.Exec(context.Background(), srv.UID, "nope", container.ExecOptions{Command: []string{"true"}}); err != container.ErrNotFound {
+		t.Fatalf("exec in an unknown container: %v", err)
+	}
+	// Port-forward reaches the pod's loopback.
+	a, b := net.Pipe()
+	done := make(chan error, 1)
+	go func() { done <- l.r.PortForward(context.Background(), srv.UID, 9376, b) }()
+	_, _ = a.Write([]byte("GET / HTTP/1.0\r\n\r\n"))
+	resp, _ := io.ReadAll(bufio.NewReader(a))
+	if !bytes.HasSuffix(resp, []byte("\r\n\r\nsrv")) {
+		t.Fatalf("port-forward answered %q", resp)
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	// The kubelet port in a node's namespace, reached from the host.
+	ln, err := l.r.ListenInNode("n0", "tcp", "10.250.0.2:10250")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		if c, err := ln.Accept(); err == nil {
+			_, _ = c.Write([]byte("kubelet"))
+			_ = c.Close()
+		}
+	}()
+	c, err := dialIn(context.Background(), l.host, "tcp", "10.250.0.2:10250")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := io.ReadAll(c); string(b) != "kubelet" {
+		t.Fatalf("node listener answered %q", b)
+	}
+}
+
+func TestCloseLeavesNothingAndNewCleansACrash(t *testing.T) {
+	l := newLab(t)
+	l.run(t, "p", "n0", "", corev1.Container{Name: "c", Image: "registry.k8s.io/pause:3.10"})
+	links := func() []string {
+		var names []string
+		_ = inNS(l.host, func() error {
+			ls, err := netlink.LinkList()
+			for _, x := range ls {
+				names = append(names, x.Attrs().Name)
+			}
+			return err
+		})
+		return names
+	}
+	if got := links(); len(got) != 4 { // lo, bridge, two node veths
+		t.Fatalf("host links %v", got)
+	}
+	// A second runtime on the same host finds the first's bridge (as after
+	// a crash) and starts afresh.
+	var again *Runtime
+	if err := inNS(l.host, func() (err error) {
+		again, err = New(Config{Bridge: "svcpt0"})
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if got := links(); len(got) != 2 {
+		t.Fatalf("after New on a crashed runtime's host: links %v", got)
+	}
+	_ = again.Close()
+	_ = l.r.Close()
+	if got := links(); len(got) != 1 {
+		t.Fatalf("after Close: links %v", got)
+	}
+	var routes []netlink.Route
+	_ = inNS(l.host, func() (err error) { routes, err = netlink.RouteList(nil, netlink.FAMILY_V4); return err })
+	if len(routes) != 0 {
+		t.Fatalf("after Close: routes %v", routes)
+	}
+	runtime.GC()
+}
