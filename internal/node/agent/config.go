@@ -56,7 +56,7 @@ type Config struct {
 	// RuntimeName is reported in the Node's nodeInfo (kernel, OS image,
 	// container runtime): "sim" unless set.
 	RuntimeName string
-	Clock   clock.WithTicker
+	Clock       clock.WithTicker
 	// Version is reported as the kubelet version.
 	Version string
 }

@@ -40,8 +40,8 @@ func TestServiceVarsAsTheKubeletWritesThem(t *testing.T) {
 	want := map[string]string{
 		"MY_WEB_SERVICE_HOST": "10.96.0.20", "MY_WEB_SERVICE_PORT": "80",
 		"MY_WEB_SERVICE_PORT_HTTP": "80", "MY_WEB_SERVICE_PORT_DNS_UDP": "53",
-		"MY_WEB_PORT":             "tcp://10.96.0.20:80",
-		"MY_WEB_PORT_80_TCP":      "tcp://10.96.0.20:80",
+		"MY_WEB_PORT":              "tcp://10.96.0.20:80",
+		"MY_WEB_PORT_80_TCP":       "tcp://10.96.0.20:80",
 		"MY_WEB_PORT_80_TCP_PROTO": "tcp", "MY_WEB_PORT_80_TCP_PORT": "80", "MY_WEB_PORT_80_TCP_ADDR": "10.96.0.20",
 		"MY_WEB_PORT_53_UDP": "udp://10.96.0.20:53", "MY_WEB_PORT_53_UDP_PROTO": "udp",
 		"MY_WEB_PORT_53_UDP_PORT": "53", "MY_WEB_PORT_53_UDP_ADDR": "10.96.0.20",

@@ -11,10 +11,10 @@ import (
 
 func TestImageName(t *testing.T) {
 	for in, want := range map[string]string{
-		"registry.k8s.io/e2e-test-images/agnhost:2.53":  "agnhost",
-		"registry.k8s.io/pause:3.10":                    "pause",
-		"agnhost":                                       "agnhost",
-		"localhost:5000/x/busybox@sha256:abc":           "busybox",
+		"registry.k8s.io/e2e-test-images/agnhost:2.53":   "agnhost",
+		"registry.k8s.io/pause:3.10":                     "pause",
+		"agnhost":                                        "agnhost",
+		"localhost:5000/x/busybox@sha256:abc":            "busybox",
 		"registry.k8s.io/e2e-test-images/agnhost@sha256": "agnhost",
 	} {
 		if got := imageName(in); got != want {
