@@ -154,7 +154,7 @@ func restarts(policy corev1.RestartPolicy, code int32) bool {
 // runContainer runs c until it ends for good (true: it succeeded or
 // need not run again) or the pod stops (false).
 func (p *pod) runContainer(c *ctr) bool {
-	backoff := backoffInitial
+	backoff, backedOff := backoffInitial, false
 	for {
 		started := p.r.cfg.Clock.Now()
 		code := p.runOnce(c)
@@ -181,23 +181,35 @@ func (p *pod) runContainer(c *ctr) bool {
 			return code == 0
 		}
 		if finished.Sub(started) > backoffReset {
-			backoff = backoffInitial
+			backoff, backedOff = backoffInitial, false
 		}
+		// As the kubelet: the first restart is at once, later ones wait
+		// in CrashLoopBackOff (10 s doubling to 5 min); meanwhile the
+		// last run's state and log stay the container's.
+		if backedOff {
+			p.mu.Lock()
+			c.last = c.state
+			c.state = corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: "CrashLoopBackOff",
+				Message: fmt.Sprintf("back-off %s restarting failed container=%s pod=%s_%s(%s)",
+					backoff, c.spec.Name, p.spec.Name, p.spec.Namespace, p.spec.UID)}}
+			p.mu.Unlock()
+			p.changed()
+			select {
+			case <-p.ctx.Done():
+				return false
+			case <-p.r.cfg.Clock.After(backoff):
+			}
+			backoff = min(2*backoff, backoffMax)
+		} else {
+			p.mu.Lock()
+			c.last = c.state
+			p.mu.Unlock()
+		}
+		backedOff = true
 		p.mu.Lock()
-		c.last, c.prevLog = c.state, c.log
-		c.log = newLogBuf()
+		c.prevLog, c.log = c.log, newLogBuf()
 		c.restarts++
-		c.state = corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: "CrashLoopBackOff",
-			Message: fmt.Sprintf("back-off %s restarting failed container=%s pod=%s_%s(%s)",
-				backoff, c.spec.Name, p.spec.Name, p.spec.Namespace, p.spec.UID)}}
 		p.mu.Unlock()
-		p.changed()
-		select {
-		case <-p.ctx.Done():
-			return false
-		case <-p.r.cfg.Clock.After(backoff):
-		}
-		backoff = min(2*backoff, backoffMax)
 	}
 }
 
@@ -229,6 +241,9 @@ func (p *pod) runOnce(c *ctr) int32 {
 	p.changed()
 	probes := p.startProbes(ctx, c, kill)
 	code := prog(ctx, &procIO{pod: p, ctr: c, stdout: logw, stderr: logw})
+	if code == 0 && ctx.Err() != nil && p.ctx.Err() == nil {
+		code = 137 // killed (failed liveness probe), as SIGKILL would end it
+	}
 	kill()
 	logw.close()
 	probes.Wait()

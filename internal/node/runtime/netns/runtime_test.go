@@ -149,6 +149,20 @@ func TestPodsServeAcrossNodesAndFromTheHost(t *testing.T) {
 		}
 		return false
 	})
+	// A failing liveness probe kills the container (137); the first
+	// restart is at once.
+	sick := l.run(t, "sick", "n1", "", corev1.Container{Name: "app", Image: agnhostImage, Args: []string{"netexec", "--http-port=8080"},
+		LivenessProbe: &corev1.Probe{ProbeHandler: corev1.ProbeHandler{HTTPGet: &corev1.HTTPGetAction{Path: "/echo?code=500", Port: intstr.FromInt32(8080)}},
+			PeriodSeconds: 1, FailureThreshold: 1}})
+	testutil.Eventually(t, 10*time.Second, "sick restarted after its liveness probe failed", func() bool {
+		c := l.state(t, sick).Containers[0]
+		return c.RestartCount >= 1 && c.LastTerminationState.Terminated != nil && c.LastTerminationState.Terminated.ExitCode == 137
+	})
+	var prev bytes.Buffer
+	if err := l.r.Logs(context.Background(), sick.UID, "app", &corev1.PodLogOptions{Previous: true}, &prev); err != nil ||
+		!strings.Contains(prev.String(), "Liveness probe failed") {
+		t.Fatalf("previous log %q %v", prev.String(), err)
+	}
 	l.r.KillPod(web.UID)
 	if _, err := l.get("http://" + web.Status.PodIP + ":8080/hostname"); err == nil {
 		t.Fatal("a killed pod still answers")
