@@ -30,7 +30,7 @@ type logBuf struct {
 	wake chan struct{}
 }
 
-func newLogBuf() *logBuf { return &logBuf{clock: clock.RealClock{}, wake: make(chan struct{})} }
+func newLogBuf(clk clock.PassiveClock) *logBuf { return &logBuf{clock: clk, wake: make(chan struct{})} }
 
 func (b *logBuf) Write(p []byte) (int, error) {
 	b.mu.Lock()

@@ -9,14 +9,14 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/clock"
 	clocktesting "k8s.io/utils/clock/testing"
 	"k8s.io/utils/ptr"
 )
 
 func TestLogsOptions(t *testing.T) {
 	clk := clocktesting.NewFakeClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
-	b := newLogBuf()
-	b.clock = clk
+	b := newLogBuf(clk)
 	_, _ = b.Write([]byte("one\ntw"))
 	clk.Step(10 * time.Second)
 	_, _ = b.Write([]byte("o\nthree\n"))
@@ -55,7 +55,7 @@ func TestLogsOptions(t *testing.T) {
 }
 
 func TestLogsFollowUntilTheRunEnds(t *testing.T) {
-	b := newLogBuf()
+	b := newLogBuf(clock.RealClock{})
 	_, _ = b.Write([]byte("a\n"))
 	r, w := newPipe()
 	done := make(chan error)
@@ -79,7 +79,7 @@ func TestLogsFollowUntilTheRunEnds(t *testing.T) {
 }
 
 func TestLogsDropOldestBeyondTheCap(t *testing.T) {
-	b := newLogBuf()
+	b := newLogBuf(clock.RealClock{})
 	line := strings.Repeat("x", 1023) + "\n"
 	for i := 0; i < 2*maxLogBytes/1024; i++ {
 		_, _ = b.Write([]byte(line))

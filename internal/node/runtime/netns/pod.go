@@ -70,10 +70,10 @@ func newPod(r *Runtime, spec *corev1.Pod, rec sim.Pod, node *nodeNet) *pod {
 		p.hostname = p.hostname[:63]
 	}
 	for _, c := range spec.Spec.InitContainers {
-		p.inits = append(p.inits, &ctr{spec: c, init: true, log: newLogBuf()})
+		p.inits = append(p.inits, &ctr{spec: c, init: true, log: newLogBuf(r.cfg.Clock)})
 	}
 	for _, c := range spec.Spec.Containers {
-		p.containers = append(p.containers, &ctr{spec: c, log: newLogBuf(),
+		p.containers = append(p.containers, &ctr{spec: c, log: newLogBuf(r.cfg.Clock),
 			state: corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: "ContainerCreating"}}})
 	}
 	return p
@@ -207,7 +207,7 @@ func (p *pod) runContainer(c *ctr) bool {
 		}
 		backedOff = true
 		p.mu.Lock()
-		c.prevLog, c.log = c.log, newLogBuf()
+		c.prevLog, c.log = c.log, newLogBuf(p.r.cfg.Clock)
 		c.restarts++
 		p.mu.Unlock()
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"k8s.io/klog/v2"
+	"k8s.io/utils/clock"
 )
 
 // proxyProc is a node's service proxy: a child process started in the
@@ -36,10 +37,10 @@ func (r *Runtime) startProxy(nn *nodeNet) {
 	}
 	pp := &proxyProc{node: nn.name, spec: r.cfg.Proxy(nn.name), stopc: make(chan struct{}), done: make(chan struct{})}
 	r.proxies[nn.name] = pp
-	go pp.run(nn)
+	go pp.run(nn, r.cfg.Clock)
 }
 
-func (pp *proxyProc) run(nn *nodeNet) {
+func (pp *proxyProc) run(nn *nodeNet, clk clock.Clock) {
 	defer close(pp.done)
 	backoff := time.Second
 	for {
@@ -53,7 +54,7 @@ func (pp *proxyProc) run(nn *nodeNet) {
 		cmd := exec.Command(pp.spec.Argv[0], pp.spec.Argv[1:]...)
 		cmd.Stdout, cmd.Stderr = out, out
 		cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-		started := time.Now()
+		started := clk.Now()
 		err := inNS(nn.ns, cmd.Start)
 		if err == nil {
 			pp.mu.Lock()
@@ -69,14 +70,14 @@ func (pp *proxyProc) run(nn *nodeNet) {
 			return
 		default:
 		}
-		if time.Since(started) > time.Minute {
+		if clk.Since(started) > time.Minute {
 			backoff = time.Second
 		}
 		klog.ErrorS(err, "Node's service proxy exited; restarting", "node", pp.node, "after", backoff)
 		select {
 		case <-pp.stopc:
 			return
-		case <-time.After(backoff):
+		case <-clk.After(backoff):
 		}
 		backoff = min(2*backoff, 30*time.Second)
 	}

@@ -1,7 +1,6 @@
 package netns
 
 import (
-	"context"
 	"fmt"
 	"net"
 	"net/netip"
@@ -317,12 +316,4 @@ func (r *Runtime) Close() error {
 	err := r.net.teardown()
 	r.net.host.Close()
 	return err
-}
-
-// Run closes the runtime when ctx ends.
-func (r *Runtime) Run(ctx context.Context) {
-	<-ctx.Done()
-	if err := r.Close(); err != nil {
-		klog.ErrorS(err, "Removing the netns runtime's network")
-	}
 }

@@ -195,6 +195,31 @@ func TestHostProcessContainersAndStreams(t *testing.T) {
 		t.Fatalf("start error state %+v", term)
 	}
 
+	// Init containers run first, in order; a failing one under Never
+	// fails the pod and its containers never start.
+	withInit := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "init", UID: "uid-init"},
+		Spec: corev1.PodSpec{NodeName: "n0",
+			InitContainers: []corev1.Container{{Name: "prep", Image: "busybox", Command: []string{"sh", "-c", "echo prep"}}},
+			Containers:     []corev1.Container{{Name: "c", Image: "registry.k8s.io/pause:3.10"}}}}
+	if _, err := l.r.RunPod(withInit); err != nil {
+		t.Fatal(err)
+	}
+	testutil.Eventually(t, 10*time.Second, "init done, container running", func() bool {
+		s := l.state(t, withInit)
+		return s.InitContainers[0].State.Terminated != nil && s.InitContainers[0].State.Terminated.Reason == "Completed" &&
+			s.Containers[0].State.Running != nil && s.Ready()
+	})
+	failInit := withInit.DeepCopy()
+	failInit.Name, failInit.UID, failInit.Spec.RestartPolicy = "failinit", "uid-failinit", corev1.RestartPolicyNever
+	failInit.Spec.InitContainers[0].Command = []string{"sh", "-c", "exit 2"}
+	if _, err := l.r.RunPod(failInit); err != nil {
+		t.Fatal(err)
+	}
+	testutil.Eventually(t, 10*time.Second, "failed init fails the pod", func() bool { return l.state(t, failInit).Phase == corev1.PodFailed })
+	if s := l.state(t, failInit); s.Containers[0].State.Waiting == nil || s.InitContainers[0].State.Terminated.ExitCode != 2 {
+		t.Fatalf("failed init: %+v", s)
+	}
+
 	srv := l.run(t, "srv", "n0", "", corev1.Container{Name: "app", Image: agnhostImage, Command: []string{"/agnhost", "serve-hostname", "--port=9376"},
 		Env: []corev1.EnvVar{{Name: "MINE", Value: "yes"}}})
 	testutil.Eventually(t, 10*time.Second, "srv running", func() bool { return l.state(t, srv).Ready() })
