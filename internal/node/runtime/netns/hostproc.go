@@ -72,21 +72,48 @@ func (p *pod) runHost(ctx context.Context, path string, argv, env []string, dir 
 	return 1, err
 }
 
-// combinedOutput runs argv (a host program) in the pod as an exec in c
-// would, at most 30 s; agnhost's /shell.
-func (p *pod) combinedOutput(ctx context.Context, c *ctr, argv []string) ([]byte, error) {
-	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-	defer cancel()
+// exitNotFound is an exec whose program exists neither as a built-in nor
+// on the host (exit 127, as a shell says).
+const exitNotFound = 127
+
+// execIn runs argv in the pod as an exec in c does (kubectl exec, exec
+// probes, agnhost's /shell): the agnhost built-ins ("/agnhost <sub> …")
+// in-process, else a host program with the container's environment;
+// 127 and a message on stderr when there is no such program.
+func (p *pod) execIn(ctx context.Context, c *ctr, argv []string, stdin io.Reader, stdout, stderr io.Writer) (int, error) {
+	stdout, stderr = orDiscard(stdout), orDiscard(stderr)
+	if len(argv) == 0 {
+		return 0, fmt.Errorf("no command")
+	}
+	if argv[0] == "/agnhost" || argv[0] == "agnhost" {
+		return agnhost(argv[1:])(ctx, &procIO{pod: p, ctr: c, stdout: stdout, stderr: stderr}), nil
+	}
 	path, err := exec.LookPath(argv[0])
 	if err != nil {
-		return nil, err
+		fmt.Fprintf(stderr, "exec: %q: executable file not found in $PATH\n", argv[0])
+		return exitNotFound, nil
 	}
 	env, err := containerEnv(ctx, p.r.cfg.Client, p.spec, &c.spec, p.hostname)
 	if err != nil {
-		return nil, err
+		return 0, err
 	}
+	return p.runHost(ctx, path, argv, env, workDir(&c.spec), stdin, stdout, stderr)
+}
+
+func orDiscard(w io.Writer) io.Writer {
+	if w == nil {
+		return io.Discard
+	}
+	return w
+}
+
+// combinedOutput runs argv in the pod as an exec in c would, at most
+// 30 s; agnhost's /shell.
+func (p *pod) combinedOutput(ctx context.Context, c *ctr, argv []string) ([]byte, error) {
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
 	var out bytes.Buffer
-	code, err := p.runHost(ctx, path, argv, env, workDir(&c.spec), nil, &out, &out)
+	code, err := p.execIn(ctx, c, argv, nil, &out, &out)
 	if err == nil && code != 0 {
 		err = fmt.Errorf("exit status %d", code)
 	}

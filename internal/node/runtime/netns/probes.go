@@ -6,7 +6,6 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"os/exec"
 	"strconv"
 	"sync"
 	"time"
@@ -146,15 +145,7 @@ func (p *pod) probe(ctx context.Context, c *ctr, pr *corev1.Probe) bool {
 		_ = conn.Close()
 		return true
 	case pr.Exec != nil && len(pr.Exec.Command) > 0:
-		path, err := exec.LookPath(pr.Exec.Command[0])
-		if err != nil {
-			return false
-		}
-		env, err := containerEnv(ctx, p.r.cfg.Client, p.spec, &c.spec, p.hostname)
-		if err != nil {
-			return false
-		}
-		code, err := p.runHost(ctx, path, pr.Exec.Command, env, workDir(&c.spec), nil, nil, nil)
+		code, err := p.execIn(ctx, c, pr.Exec.Command, nil, nil, nil)
 		return err == nil && code == 0
 	}
 	return false

@@ -221,8 +221,9 @@ func TestHostProcessContainersAndStreams(t *testing.T) {
 	}
 
 	srv := l.run(t, "srv", "n0", "", corev1.Container{Name: "app", Image: agnhostImage, Command: []string{"/agnhost", "serve-hostname", "--port=9376"},
-		Env: []corev1.EnvVar{{Name: "MINE", Value: "yes"}}})
-	testutil.Eventually(t, 10*time.Second, "srv running", func() bool { return l.state(t, srv).Ready() })
+		Env: []corev1.EnvVar{{Name: "MINE", Value: "yes"}},
+		ReadinessProbe: &corev1.Probe{ProbeHandler: corev1.ProbeHandler{Exec: &corev1.ExecAction{Command: []string{"/agnhost", "connect", "127.0.0.1:9376"}}}, PeriodSeconds: 1}})
+	testutil.Eventually(t, 10*time.Second, "srv ready by its exec probe", func() bool { return l.state(t, srv).Ready() })
 	var out, errOut bytes.Buffer
 	code, err := l.r.Exec(context.Background(), srv.UID, "app", container.ExecOptions{Command: []string{"sh", "-c", "echo $MINE $HOSTNAME; cat; echo oops >&2; exit 3"},
 		Stdin: strings.NewReader("in\n"), Stdout: &out, Stderr: &errOut})
@@ -232,6 +233,22 @@ func TestHostProcessContainersAndStreams(t *testing.T) {
 	errOut.Reset()
 	if code, err := l.r.Exec(context.Background(), srv.UID, "app", container.ExecOptions{Command: []string{"no-such-program"}, Stderr: &errOut}); code != 127 || err != nil {
 		t.Fatalf("exec of nothing: %d %v", code, err)
+	}
+	// The agnhost built-ins run in the pod, as Services tests exec them.
+	for _, c := range []struct {
+		argv []string
+		code int
+		err  string
+	}{
+		{[]string{"/agnhost", "connect", "--timeout=2s", srv.Status.PodIP + ":9376"}, 0, ""},
+		{[]string{"/agnhost", "connect", "--timeout=2s", "127.0.0.1:1"}, 1, "REFUSED\n"},
+		{[]string{"/agnhost", "connect", "nonsense"}, 1, "UNKNOWN: address nonsense: missing port in address\n"},
+	} {
+		errOut.Reset()
+		code, err := l.r.Exec(context.Background(), srv.UID, "app", container.ExecOptions{Command: c.argv, Stderr: &errOut})
+		if err != nil || code != c.code || errOut.String() != c.err {
+			t.Errorf("exec %v: %d %v %q, want %d %q", c.argv, code, err, errOut.String(), c.code, c.err)
+		}
 	}
 	if _, err := l.r.Exec(context.Background(), srv.UID, "nope", container.ExecOptions{Command: []string{"true"}}); err != container.ErrNotFound {
 		t.Fatalf("exec in an unknown container: %v", err)

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"os/exec"
 	"strconv"
 	"time"
 
@@ -108,27 +107,12 @@ func writeLogs(ctx context.Context, buf *logBuf, opts *corev1.PodLogOptions, w i
 	return nil
 }
 
-// Exec implements container.Streams: a host program run in the pod's
-// namespace with the container's environment (exit 127 when there is no
-// such program). A TTY is not emulated: with TTY, stderr goes to stdout.
+// Exec implements container.Streams: an agnhost built-in, or a host
+// program run in the pod's namespace with the container's environment
+// (exit 127 when there is no such program). A TTY is not emulated: with
+// TTY, stderr goes to stdout.
 func (r *Runtime) Exec(ctx context.Context, uid types.UID, name string, opts container.ExecOptions) (int, error) {
 	p, c, err := r.container(uid, name)
-	if err != nil {
-		return 0, err
-	}
-	if len(opts.Command) == 0 {
-		return 0, fmt.Errorf("no command")
-	}
-	path, err := exec.LookPath(opts.Command[0])
-	if err != nil {
-		if opts.Stderr != nil {
-			fmt.Fprintf(opts.Stderr, "exec: %q: executable file not found in $PATH\n", opts.Command[0])
-		} else if opts.TTY && opts.Stdout != nil {
-			fmt.Fprintf(opts.Stdout, "exec: %q: executable file not found in $PATH\n", opts.Command[0])
-		}
-		return 127, nil
-	}
-	env, err := containerEnv(ctx, r.cfg.Client, p.spec, &c.spec, p.hostname)
 	if err != nil {
 		return 0, err
 	}
@@ -136,15 +120,7 @@ func (r *Runtime) Exec(ctx context.Context, uid types.UID, name string, opts con
 	if opts.TTY {
 		stderr = stdout
 	}
-	code, err := p.runHost(ctx, path, opts.Command, env, workDir(&c.spec), opts.Stdin, orDiscard(stdout), orDiscard(stderr))
-	return code, err
-}
-
-func orDiscard(w io.Writer) io.Writer {
-	if w == nil {
-		return io.Discard
-	}
-	return w
+	return p.execIn(ctx, c, opts.Command, opts.Stdin, stdout, stderr)
 }
 
 // PortForward implements container.Streams: stream is joined to a
