@@ -23,7 +23,8 @@
 //
 // Containers: the image decides what runs (no image is pulled):
 // registry.k8s.io/pause holds the namespace; the agnhost image runs
-// netexec, serve-hostname and pause in-process with their flags; a command
+// netexec, serve-hostname, connect and pause in-process with their flags
+// (exec runs these built-ins too); a command
 // that names a program on the host runs that program in the pod's network
 // namespace with the container's environment; any other image serves HTTP
 // on each declared TCP containerPort (and echoes on UDP ones) answering the
