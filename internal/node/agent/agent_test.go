@@ -29,8 +29,8 @@ func newFixture(t *testing.T, names ...string) *fixture {
 	return newFixtureWith(t, nil, names...)
 }
 
-// newFixtureWith runs the agent on rt (nil: the simulated runtime).
-func newFixtureWith(t *testing.T, rt Runtime, names ...string) *fixture {
+// newFixtureWith is newFixture with a change to the agent's Config.
+func newFixtureWith(t *testing.T, mod func(*Config), names ...string) *fixture {
 	t.Helper()
 	client := fake.NewClientset()
 	// The fake API server gives no UIDs; the real one does.
@@ -41,14 +41,18 @@ func newFixtureWith(t *testing.T, rt Runtime, names ...string) *fixture {
 		return false, nil, nil
 	})
 	clk := clocktesting.NewFakeClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
-	a, err := New(Config{Client: client, Names: names, Zones: []string{"zone-a", "zone-b"},
+	cfg := Config{Client: client, Names: names, Zones: []string{"zone-a", "zone-b"},
 		InternalIPs: func() []string {
 			var ips []string
 			for i := range names {
 				ips = append(ips, netip.AddrFrom4([4]byte{192, 168, 0, byte(10 + i)}).String())
 			}
 			return ips
-		}(), Clock: clk, Runtime: rt})
+		}(), Clock: clk}
+	if mod != nil {
+		mod(&cfg)
+	}
+	a, err := New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -30,7 +30,7 @@ func (r *reporting) SetOnChange(f func(namespace, name string)) { r.onChange = f
 
 func TestReportedContainerStatesDecideReadinessAndPhase(t *testing.T) {
 	rt := &reporting{Runtime: sim.New(clocktesting.NewFakeClock(time.Unix(0, 0))), states: map[types.UID]container.PodState{}}
-	f := newFixtureWith(t, rt, "n0")
+	f := newFixtureWith(t, func(c *Config) { c.Runtime = rt }, "n0")
 	if rt.onChange == nil {
 		t.Fatal("the agent did not hand the runtime its change callback")
 	}
