@@ -62,6 +62,18 @@ func newPod(r *Runtime, spec *corev1.Pod, rec sim.Pod, node *nodeNet) *pod {
 	ctx, cancel := context.WithCancel(context.Background())
 	p := &pod{r: r, spec: spec.DeepCopy(), rec: rec, node: node, ns: node.ns, ctx: ctx, cancel: cancel,
 		done: make(chan struct{}), phase: corev1.PodRunning}
+	// The downward API sees the addresses the pod has now, as the
+	// kubelet fills them from the sandbox before its status is written.
+	p.spec.Status.PodIP, p.spec.Status.PodIPs = "", nil
+	for i, ip := range rec.IPs {
+		if i == 0 {
+			p.spec.Status.PodIP = ip
+		}
+		p.spec.Status.PodIPs = append(p.spec.Status.PodIPs, corev1.PodIP{IP: ip})
+	}
+	if node.ip.IsValid() {
+		p.spec.Status.HostIP, p.spec.Status.HostIPs = node.ip.String(), []corev1.HostIP{{IP: node.ip.String()}}
+	}
 	p.hostname = spec.Name
 	if spec.Spec.Hostname != "" {
 		p.hostname = spec.Spec.Hostname

@@ -175,14 +175,16 @@ func TestPodsServeAcrossNodesAndFromTheHost(t *testing.T) {
 func TestHostProcessContainersAndStreams(t *testing.T) {
 	l := newLab(t)
 	job := l.run(t, "job", "n1", corev1.RestartPolicyNever, corev1.Container{Name: "c", Image: "busybox",
-		Command: []string{"sh", "-c", "echo hello $GREETING from $(hostname -I 2>/dev/null || echo ns); exit 4"},
-		Env:     []corev1.EnvVar{{Name: "GREETING", Value: "hi"}}})
+		Command: []string{"sh", "-c", "echo hello $GREETING from $IP on $HOST_IP; exit 4"},
+		Env: []corev1.EnvVar{{Name: "GREETING", Value: "hi"},
+			{Name: "IP", ValueFrom: &corev1.EnvVarSource{FieldRef: &corev1.ObjectFieldSelector{FieldPath: "status.podIP"}}},
+			{Name: "HOST_IP", ValueFrom: &corev1.EnvVarSource{FieldRef: &corev1.ObjectFieldSelector{FieldPath: "status.hostIP"}}}}})
 	testutil.Eventually(t, 10*time.Second, "the job failed", func() bool { return l.state(t, job).Phase == corev1.PodFailed })
 	if term := l.state(t, job).Containers[0].State.Terminated; term == nil || term.ExitCode != 4 || term.Reason != "Error" {
 		t.Fatalf("terminated state %+v", term)
 	}
 	var logs bytes.Buffer
-	if err := l.r.Logs(context.Background(), job.UID, "c", &corev1.PodLogOptions{}, &logs); err != nil || !strings.HasPrefix(logs.String(), "hello hi from") {
+	if err := l.r.Logs(context.Background(), job.UID, "c", &corev1.PodLogOptions{}, &logs); err != nil || logs.String() != "hello hi from "+job.Status.PodIP+" on 10.250.0.3\n" {
 		t.Fatalf("logs %q %v", logs.String(), err)
 	}
 	if err := l.r.Logs(context.Background(), job.UID, "c", &corev1.PodLogOptions{Previous: true}, &logs); err == nil {
@@ -221,7 +223,7 @@ func TestHostProcessContainersAndStreams(t *testing.T) {
 	}
 
 	srv := l.run(t, "srv", "n0", "", corev1.Container{Name: "app", Image: agnhostImage, Command: []string{"/agnhost", "serve-hostname", "--port=9376"},
-		Env: []corev1.EnvVar{{Name: "MINE", Value: "yes"}},
+		Env:            []corev1.EnvVar{{Name: "MINE", Value: "yes"}},
 		ReadinessProbe: &corev1.Probe{ProbeHandler: corev1.ProbeHandler{Exec: &corev1.ExecAction{Command: []string{"/agnhost", "connect", "127.0.0.1:9376"}}}, PeriodSeconds: 1}})
 	testutil.Eventually(t, 10*time.Second, "srv ready by its exec probe", func() bool { return l.state(t, srv).Ready() })
 	var out, errOut bytes.Buffer
