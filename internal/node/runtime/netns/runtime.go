@@ -224,9 +224,9 @@ func (r *Runtime) start(pod *corev1.Pod, rec sim.Pod, old []corev1.ContainerStat
 	}
 	p := newPod(r, pod, rec, nn)
 	if !pod.Spec.HostNetwork {
-		ip, err := netip.ParseAddr(rec.IPs[0])
+		ip, err := firstIPv4(rec.IPs)
 		if err != nil {
-			return err
+			return fmt.Errorf("pod %s/%s: %w", pod.Namespace, pod.Name, err)
 		}
 		if p.net, err = addPod(nn, string(pod.UID), ip); err != nil {
 			return fmt.Errorf("pod %s/%s network: %w", pod.Namespace, pod.Name, err)
@@ -316,4 +316,15 @@ func (r *Runtime) Close() error {
 	err := r.net.teardown()
 	r.net.host.Close()
 	return err
+}
+
+// firstIPv4 is the address the pod's namespace gets: the netns runtime
+// is IPv4 only (an IPv6 pod CIDR's address is recorded, not configured).
+func firstIPv4(ips []string) (netip.Addr, error) {
+	for _, s := range ips {
+		if ip, err := netip.ParseAddr(s); err == nil && ip.Is4() {
+			return ip, nil
+		}
+	}
+	return netip.Addr{}, fmt.Errorf("no IPv4 address among %v: the netns runtime is IPv4 only", ips)
 }
