@@ -396,3 +396,50 @@ func inNamespace(ns vnetns.NsHandle, fn func() error) error {
 	runtime.UnlockOSThread()
 	return ferr
 }
+
+// TestNetnsRuntimeProxyModes: every node's own proxy, in each mode, serves
+// ClusterIPs from the host and NodePorts on each node's address.
+func TestNetnsRuntimeProxyModes(t *testing.T) {
+	requireRoot(t)
+	for _, mode := range []string{"iptables", "ipvs", "userspace"} {
+		t.Run(mode, func(t *testing.T) {
+			host := newNetns(t, "10.249.0.1")
+			dir := t.TempDir()
+			kubeconfig := filepath.Join(dir, "kubeconfig")
+			up := host.start(t, bin, "up", "--data-dir", dir, "--runtime", "netns", "--nodes", "2", "--node-name", "vm",
+				"--proxy-mode", mode, "--bind-address", "0.0.0.0", "--advertise-address", "10.249.0.1", "--netns-bridge", "svcpe2e1")
+			host.waitReady(t, up, kubeconfig)
+			kubectl := func(args ...string) string {
+				t.Helper()
+				out, err := host.kubectl(kubeconfig, "", args...)
+				if err != nil {
+					t.Fatalf("kubectl %s: %v\n%s", strings.Join(args, " "), err, out)
+				}
+				return out
+			}
+			waitFor(t, "the default ServiceAccount", 30*time.Second, func() bool {
+				_, err := host.kubectl(kubeconfig, "", "get", "serviceaccount", "default")
+				return err == nil
+			})
+			kubectl("create", "deployment", "web", "--image=registry.k8s.io/e2e-test-images/agnhost:2.53", "--replicas=4", "--", "/agnhost", "netexec", "--http-port=8080")
+			kubectl("expose", "deployment", "web", "--port=80", "--target-port=8080", "--type=NodePort")
+			ip := kubectl("get", "service", "web", "-o", "jsonpath={.spec.clusterIP}")
+			port := kubectl("get", "service", "web", "-o", "jsonpath={.spec.ports[0].nodePort}")
+			for _, url := range []string{"http://" + ip + "/hostname", "http://10.250.0.3:" + port + "/hostname"} {
+				waitFor(t, "≥ 2 pods behind "+url, 60*time.Second, func() bool {
+					seen := map[string]bool{}
+					for i := 0; i < 20; i++ {
+						if body, err := host.httpGet(url, 2*time.Second); err == nil {
+							seen[body] = true
+						}
+					}
+					return len(seen) >= 2
+				})
+			}
+			up.signal(t, syscall.SIGTERM)
+			if links := host.links(t); len(links) != 1 {
+				t.Fatalf("after stop the host has links %v", links)
+			}
+		})
+	}
+}
