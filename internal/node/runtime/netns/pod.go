@@ -246,7 +246,7 @@ func (p *pod) runOnce(c *ctr) int32 {
 	}
 	p.mu.Lock()
 	c.state = corev1.ContainerState{Running: &corev1.ContainerStateRunning{StartedAt: now}}
-	c.started, c.kill = true, kill
+	c.started, c.kill = c.spec.StartupProbe == nil, kill
 	c.ready = c.spec.ReadinessProbe == nil
 	logw := c.log
 	p.mu.Unlock()
@@ -293,7 +293,7 @@ func (p *pod) state() container.PodState {
 			ContainerID: p.containerID(c), RestartCount: c.restarts, State: *c.state.DeepCopy(),
 			LastTerminationState: *c.last.DeepCopy()}
 		running := c.state.Running != nil
-		cs.Ready = running && c.ready
+		cs.Ready = running && c.started && c.ready
 		if c.init {
 			cs.Ready = c.state.Terminated != nil && c.state.Terminated.ExitCode == 0
 		}

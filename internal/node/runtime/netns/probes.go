@@ -14,11 +14,47 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 )
 
-// startProbes runs c's readiness and liveness probes from the node while
-// this run of c lasts: readiness sets c.ready, failureThreshold liveness
-// failures in a row kill the run (it restarts by the pod's policy).
+// startProbes runs c's probes from the node while this run of c lasts:
+// a startup probe first (c.started once it succeeds; failureThreshold
+// failures kill the run), then readiness (sets c.ready) and liveness
+// (failureThreshold failures in a row kill the run, which restarts by
+// the pod's policy).
 func (p *pod) startProbes(ctx context.Context, c *ctr, kill context.CancelFunc) *sync.WaitGroup {
 	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		if pr := c.spec.StartupProbe; pr != nil && !p.startup(ctx, c, pr, kill) {
+			return
+		}
+		p.runtimeProbes(ctx, c, kill, &wg)
+	}()
+	return &wg
+}
+
+// startup probes until the first success (true) or failureThreshold
+// failures, which kill the run.
+func (p *pod) startup(ctx context.Context, c *ctr, pr *corev1.Probe, kill context.CancelFunc) bool {
+	sctx, done := context.WithCancel(ctx)
+	defer done()
+	ok := false
+	p.probeLoop(sctx, c, pr, func(success bool) {
+		if !success {
+			fmt.Fprintf(c.log, "Startup probe failed; killing the container\n")
+			kill()
+			return
+		}
+		ok = true
+		p.mu.Lock()
+		c.started = true
+		p.mu.Unlock()
+		p.changed()
+		done()
+	})
+	return ok && ctx.Err() == nil
+}
+
+func (p *pod) runtimeProbes(ctx context.Context, c *ctr, kill context.CancelFunc, wg *sync.WaitGroup) {
 	if pr := c.spec.ReadinessProbe; pr != nil {
 		wg.Add(1)
 		go func() {
@@ -46,7 +82,6 @@ func (p *pod) startProbes(ctx context.Context, c *ctr, kill context.CancelFunc) 
 			})
 		}()
 	}
-	return &wg
 }
 
 // probeLoop probes every periodSeconds after initialDelaySeconds and

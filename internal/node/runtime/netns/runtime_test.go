@@ -158,6 +158,20 @@ func TestPodsServeAcrossNodesAndFromTheHost(t *testing.T) {
 		c := l.state(t, sick).Containers[0]
 		return c.RestartCount >= 1 && c.LastTerminationState.Terminated != nil && c.LastTerminationState.Terminated.ExitCode == 137
 	})
+	// A startup probe holds Started and Ready back until it succeeds; one
+	// that fails kills the run.
+	slow := l.run(t, "slow", "n1", "", corev1.Container{Name: "app", Image: agnhostImage, Args: []string{"netexec", "--http-port=8080"},
+		StartupProbe: &corev1.Probe{ProbeHandler: corev1.ProbeHandler{TCPSocket: &corev1.TCPSocketAction{Port: intstr.FromInt32(8080)}}, PeriodSeconds: 1}})
+	testutil.Eventually(t, 10*time.Second, "slow started and ready", func() bool {
+		c := l.state(t, slow).Containers[0]
+		return *c.Started && c.Ready
+	})
+	never := l.run(t, "never", "n1", "", corev1.Container{Name: "app", Image: agnhostImage, Args: []string{"netexec", "--http-port=8080"},
+		StartupProbe: &corev1.Probe{ProbeHandler: corev1.ProbeHandler{TCPSocket: &corev1.TCPSocketAction{Port: intstr.FromInt32(9)}}, PeriodSeconds: 1, FailureThreshold: 1}})
+	testutil.Eventually(t, 10*time.Second, "never killed by its startup probe", func() bool {
+		c := l.state(t, never).Containers[0]
+		return c.RestartCount >= 1 && !c.Ready && c.LastTerminationState.Terminated != nil && c.LastTerminationState.Terminated.ExitCode == 137
+	})
 	var prev bytes.Buffer
 	if err := l.r.Logs(context.Background(), sick.UID, "app", &corev1.PodLogOptions{Previous: true}, &prev); err != nil ||
 		!strings.Contains(prev.String(), "Liveness probe failed") {
