@@ -186,7 +186,7 @@ func TestPodsServeAcrossNodesAndFromTheHost(t *testing.T) {
 	}
 }
 
-func TestHostProcessContainersAndStreams(t *testing.T) {
+func TestHostProcessAndInitContainers(t *testing.T) {
 	l := newLab(t)
 	job := l.run(t, "job", "n1", corev1.RestartPolicyNever, corev1.Container{Name: "c", Image: "busybox",
 		Command: []string{"sh", "-c", "echo hello $GREETING from $IP on $HOST_IP; exit 4"},
@@ -235,7 +235,10 @@ func TestHostProcessContainersAndStreams(t *testing.T) {
 	if s := l.state(t, failInit); s.Containers[0].State.Waiting == nil || s.InitContainers[0].State.Terminated.ExitCode != 2 {
 		t.Fatalf("failed init: %+v", s)
 	}
+}
 
+func TestStreamsExecLogsPortForwardAndTheKubeletListener(t *testing.T) {
+	l := newLab(t)
 	srv := l.run(t, "srv", "n0", "", corev1.Container{Name: "app", Image: agnhostImage, Command: []string{"/agnhost", "serve-hostname", "--port=9376"},
 		Env:            []corev1.EnvVar{{Name: "MINE", Value: "yes"}},
 		ReadinessProbe: &corev1.Probe{ProbeHandler: corev1.ProbeHandler{Exec: &corev1.ExecAction{Command: []string{"/agnhost", "connect", "127.0.0.1:9376"}}}, PeriodSeconds: 1}})
