@@ -186,6 +186,13 @@ func TestNetnsRuntime(t *testing.T) {
 		if err != nil || json.Unmarshal([]byte(body), &out) != nil || len(out.Responses) != 6 {
 			t.Fatalf("dial through the ClusterIP from a pod: %q %v", body, err)
 		}
+		// The kubernetes Service (the API server at the host's address)
+		// through the node's default route: plain HTTP to its HTTPS port
+		// gets Go's answer, which proves the round trip.
+		body, err = host.httpGet("http://"+web[0]+":8080/dial?request=version&host=10.96.0.1&port=443&tries=1", 10*time.Second)
+		if err != nil || !strings.Contains(body, "Client sent an HTTP request to an HTTPS server") {
+			t.Fatalf("pod to the kubernetes Service: %q %v", body, err)
+		}
 		body, err = host.httpGet("http://"+web[0]+":8080/dial?request=hostname&protocol=udp&host="+ip+"&port=8080&tries=1", 10*time.Second)
 		if err != nil || !strings.Contains(body, "errors") {
 			// serve-hostname in HTTP mode has no UDP: the dial must fail, not hang.

@@ -8,7 +8,8 @@
 //	host netns ── bridge Config.Bridge (Config.HostAddress, e.g. 10.250.0.1/16)
 //	   │  routes: each node's pod CIDR via its InternalIP; the service CIDRs via the first node
 //	   ├─ veth ── node netns "eth0" <InternalIP>/<bridge prefix>, ip_forward=1
-//	   │            routes: other nodes' pod CIDRs via their InternalIPs; <podIP>/32 dev <pod veth>
+//	   │            routes: other nodes' pod CIDRs via their InternalIPs; <podIP>/32 dev <pod veth>;
+//	   │            default via the host's bridge address (the API server, the DNS)
 //	   │            └─ veth ── pod netns "eth0" <podIP>/32, default via 169.254.1.1 (a
 //	   │                        permanent neighbour: the node-side veth's MAC), lo up
 //

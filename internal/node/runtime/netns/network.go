@@ -191,6 +191,11 @@ func (n *network) plugNode(nn *nodeNet) error {
 	if err := nh.LinkSetUp(eth); err != nil {
 		return err
 	}
+	// Everything else (the API server, the cluster DNS at the host's
+	// addresses) through the host, as a node's default gateway.
+	if err := nh.RouteAdd(&netlink.Route{LinkIndex: eth.Attrs().Index, Gw: n.hostAddr.Addr().AsSlice()}); err != nil {
+		return fmt.Errorf("default route via %s: %w", n.hostAddr.Addr(), err)
+	}
 	for _, s := range [][2]string{{"net/ipv4/ip_forward", "1"}, {"net/ipv4/conf/all/send_redirects", "0"},
 		{"net/ipv4/conf/eth0/send_redirects", "0"}, {"net/ipv4/conf/all/route_localnet", "1"}} {
 		if err := writeSysctl(nn.ns, s[0], s[1]); err != nil {
