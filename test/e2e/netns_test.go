@@ -292,8 +292,17 @@ func TestNetnsRuntime(t *testing.T) {
 		t.Logf("rollout: %d requests, none failed", ok.Load())
 	})
 
+	// podIPs are the web pods and their addresses once none is
+	// terminating (the rollout's old pods end within their delay).
 	podIPs := func() string {
-		return kubectl("", "get", "pods", "-l", "app=web", "-o", `jsonpath={range .items[*]}{.metadata.name}={.status.podIP} {end}`)
+		var out string
+		waitFor(t, "no terminating web pod", 30*time.Second, func() bool {
+			s, err := host.kubectl(kubeconfig, "", "get", "pods", "-l", "app=web", "-o",
+				`jsonpath={range .items[*]}{.metadata.name}={.status.podIP}{.metadata.deletionTimestamp} {end}`)
+			out = s
+			return err == nil && !strings.Contains(s, "Z ") // a deletionTimestamp ends in Z
+		})
+		return out
 	}
 	t.Run("restarting keeps pods and traffic", func(t *testing.T) {
 		before := podIPs()

@@ -109,13 +109,19 @@ func (a *Agent) writeStatus(ctx context.Context, pod *corev1.Pod, status corev1.
 
 // syncTerminating ends a deleted pod: at once, as a pause container exits
 // at SIGTERM, or after its svcplane.io/termination-delay (serving
-// meanwhile), never after its grace period (deletionTimestamp). Then it
-// kills it and deletes it with grace 0, as the kubelet does once its
-// containers have stopped.
+// meanwhile), never after its grace period (deletionTimestamp); a Stopper
+// runtime's containers get SIGTERM then and the pod waits for them, at
+// most until deletionTimestamp. Then it kills it and deletes it with
+// grace 0, as the kubelet does once its containers have stopped.
 func (a *Agent) syncTerminating(ctx context.Context, pod *corev1.Pod, now time.Time) (time.Duration, error) {
 	_, running := a.cfg.Runtime.Running(pod.UID)
 	if left := terminationEnd(pod).Sub(now); running && left > 0 {
 		return left, nil
+	}
+	if s, ok := a.cfg.Runtime.(Stopper); ok && running && now.Before(pod.DeletionTimestamp.Time) {
+		if !s.StopPod(pod.UID, pod.DeletionTimestamp.Time) {
+			return pod.DeletionTimestamp.Sub(now), nil
+		}
 	}
 	a.cfg.Runtime.KillPod(pod.UID)
 	err := a.cfg.Client.CoreV1().Pods(pod.Namespace).Delete(ctx, pod.Name, metav1.DeleteOptions{

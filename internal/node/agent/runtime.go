@@ -1,6 +1,8 @@
 package agent
 
 import (
+	"time"
+
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
 
@@ -29,6 +31,15 @@ type Runtime interface {
 	Adopt(pod *corev1.Pod) bool
 	// Len is the number of running pods.
 	Len() int
+}
+
+// Stopper is a Runtime whose containers end as the kubelet ends them at
+// deletion: StopPod sends them SIGTERM (once) and SIGKILL at deadline
+// (the pod's deletionTimestamp), and reports whether all have ended; the
+// agent deletes the pod only then (it looks again when the runtime
+// reports a change, or at the deadline).
+type Stopper interface {
+	StopPod(uid types.UID, deadline time.Time) (stopped bool)
 }
 
 var _ Runtime = (*sim.Runtime)(nil)

@@ -8,6 +8,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	clocktesting "k8s.io/utils/clock/testing"
+	"k8s.io/utils/ptr"
 
 	"github.com/svcplane/svcplane/internal/node/container"
 	"github.com/svcplane/svcplane/internal/node/runtime/sim"
@@ -65,5 +66,41 @@ func TestReportedContainerStatesDecideReadinessAndPhase(t *testing.T) {
 	}
 	if _, running := rt.Running(p.UID); running {
 		t.Fatal("a failed pod still runs")
+	}
+}
+
+// stopping is a runtime whose containers take their time to stop.
+type stopping struct {
+	*sim.Runtime
+	calls    int
+	deadline time.Time
+	stopped  bool
+}
+
+func (s *stopping) StopPod(_ types.UID, deadline time.Time) bool {
+	s.calls++
+	s.deadline = deadline
+	return s.stopped
+}
+
+func TestDeletedPodWaitsForAStoppingRuntime(t *testing.T) {
+	rt := &stopping{Runtime: sim.New(clocktesting.NewFakeClock(time.Unix(0, 0)))}
+	f := newFixtureWith(t, func(c *Config) { c.Runtime = rt }, "n0")
+	f.withCIDRs("n0", "10.244.0.0/24")
+	p, _ := f.sync(f.createPod(newPod("web", "n0")))
+	end := f.clock.Now().Add(30 * time.Second)
+	p.DeletionTimestamp, p.DeletionGracePeriodSeconds = &metav1.Time{Time: end}, ptr.To[int64](30)
+	p, _ = f.client.CoreV1().Pods("default").Update(ctx, p, metav1.UpdateOptions{})
+	f.cache(p)
+	p, after := f.sync(p)
+	if p == nil || rt.calls != 1 || !rt.deadline.Equal(end) || after != 30*time.Second || f.count("delete", "pods", "") != 0 {
+		t.Fatalf("stopping: pod %v, StopPod calls %d (deadline %v), requeue %s, deletes %d", p != nil, rt.calls, rt.deadline, after, f.count("delete", "pods", ""))
+	}
+	rt.stopped = true
+	if gone, _ := f.sync(p); gone != nil || f.count("delete", "pods", "") != 1 {
+		t.Fatal("pod not deleted once its containers stopped")
+	}
+	if _, running := rt.Running(p.UID); running {
+		t.Fatal("a stopped pod still runs")
 	}
 }

@@ -42,7 +42,9 @@ func workDir(c *corev1.Container) string {
 }
 
 // runHost starts path in the pod's namespace and waits for it; ctx's end
-// kills its process group. The child dies with the agent (Pdeathsig).
+// kills its process group (SIGKILL; SIGTERM first while the pod is being
+// deleted, SIGKILL at its deadline). The child dies with the agent
+// (Pdeathsig).
 func (p *pod) runHost(ctx context.Context, path string, argv, env []string, dir string, stdin io.Reader, stdout, stderr io.Writer) (int, error) {
 	cmd := &exec.Cmd{Path: path, Args: argv, Env: env, Dir: dir, Stdin: stdin, Stdout: stdout, Stderr: stderr,
 		SysProcAttr: &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}}
@@ -53,9 +55,21 @@ func (p *pod) runHost(ctx context.Context, path string, argv, env []string, dir 
 	go func() {
 		select {
 		case <-ctx.Done():
-			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 		case <-done:
+			return
 		}
+		if p.term.Err() != nil && p.ctx.Err() == nil {
+			// The pod is being deleted: SIGTERM to the container's
+			// main process (as a runtime signals its pid 1), SIGKILL to
+			// all of it at the deadline.
+			_ = syscall.Kill(cmd.Process.Pid, syscall.SIGTERM)
+			select {
+			case <-p.ctx.Done():
+			case <-done:
+				return
+			}
+		}
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 	}()
 	err := cmd.Wait()
 	close(done)

@@ -33,9 +33,13 @@ type pod struct {
 	ns       netns.NsHandle // the pod's namespace (the node's for hostNetwork)
 	hostname string
 
-	ctx    context.Context
-	cancel context.CancelFunc
-	done   chan struct{}
+	// ctx ends the pod at once (SIGKILL); term, its child, asks the
+	// containers to end (SIGTERM) at deletion.
+	ctx        context.Context
+	cancel     context.CancelFunc
+	term       context.Context
+	termCancel context.CancelFunc
+	done       chan struct{}
 
 	mu         sync.Mutex
 	inits      []*ctr
@@ -62,6 +66,7 @@ func newPod(r *Runtime, spec *corev1.Pod, rec sim.Pod, node *nodeNet) *pod {
 	ctx, cancel := context.WithCancel(context.Background())
 	p := &pod{r: r, spec: spec.DeepCopy(), rec: rec, node: node, ns: node.ns, ctx: ctx, cancel: cancel,
 		done: make(chan struct{}), phase: corev1.PodRunning}
+	p.term, p.termCancel = context.WithCancel(ctx)
 	// The downward API sees the addresses the pod has now, as the
 	// kubelet fills them from the sandbox before its status is written.
 	p.spec.Status.PodIP, p.spec.Status.PodIPs = "", nil
@@ -136,7 +141,8 @@ func (p *pod) run() {
 		go func() { defer wg.Done(); p.runContainer(c) }()
 	}
 	wg.Wait()
-	if p.ctx.Err() != nil {
+	if p.term.Err() != nil {
+		p.changed() // stopped: the agent may delete it now
 		return
 	}
 	p.mu.Lock()
@@ -170,7 +176,7 @@ func (p *pod) runContainer(c *ctr) bool {
 	for {
 		started := p.r.cfg.Clock.Now()
 		code := p.runOnce(c)
-		if p.ctx.Err() != nil {
+		if p.term.Err() != nil {
 			return false
 		}
 		finished := p.r.cfg.Clock.Now()
@@ -207,7 +213,7 @@ func (p *pod) runContainer(c *ctr) bool {
 			p.mu.Unlock()
 			p.changed()
 			select {
-			case <-p.ctx.Done():
+			case <-p.term.Done():
 				return false
 			case <-p.r.cfg.Clock.After(backoff):
 			}
@@ -228,7 +234,7 @@ func (p *pod) runContainer(c *ctr) bool {
 // runOnce starts c's program and waits for it; the container's state
 // follows.
 func (p *pod) runOnce(c *ctr) int32 {
-	ctx, kill := context.WithCancel(p.ctx)
+	ctx, kill := context.WithCancel(p.term)
 	defer kill()
 	now := metav1.NewTime(p.r.cfg.Clock.Now())
 	prog, startErr := p.program(c)
@@ -253,7 +259,7 @@ func (p *pod) runOnce(c *ctr) int32 {
 	p.changed()
 	probes := p.startProbes(ctx, c, kill)
 	code := prog(ctx, &procIO{pod: p, ctr: c, stdout: logw, stderr: logw})
-	if code == 0 && ctx.Err() != nil && p.ctx.Err() == nil {
+	if code == 0 && ctx.Err() != nil && p.term.Err() == nil {
 		code = 137 // killed (failed liveness probe), as SIGKILL would end it
 	}
 	kill()
@@ -268,10 +274,35 @@ func (p *pod) runOnce(c *ctr) int32 {
 	p.mu.Lock()
 	c.state, c.ready, c.kill = corev1.ContainerState{Terminated: t}, false, nil
 	p.mu.Unlock()
-	if p.ctx.Err() == nil {
-		p.changed()
-	}
+	p.changed()
 	return t.ExitCode
+}
+
+// terminate asks the containers to end (SIGTERM) and kills what is left
+// at deadline; it reports whether all have ended.
+func (p *pod) terminate(deadline time.Time) bool {
+	if p.term.Err() == nil {
+		p.termCancel()
+		if d := deadline.Sub(p.r.cfg.Clock.Now()); d > 0 {
+			t := p.r.cfg.Clock.NewTimer(d)
+			go func() {
+				select {
+				case <-t.C():
+					p.cancel()
+				case <-p.done:
+					t.Stop()
+				}
+			}()
+		} else {
+			p.cancel()
+		}
+	}
+	select {
+	case <-p.done:
+		return true
+	default:
+		return false
+	}
 }
 
 // stop ends the containers and removes the pod's namespace.

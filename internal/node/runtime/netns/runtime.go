@@ -5,6 +5,7 @@ import (
 	"net"
 	"net/netip"
 	"sync"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -267,6 +268,17 @@ func (r *Runtime) pod(uid types.UID) (*pod, error) {
 		return nil, container.ErrNotFound
 	}
 	return p, nil
+}
+
+// StopPod implements the agent's Stopper: the pod's containers get
+// SIGTERM (in-process ones end at once, as pause and agnhost do) and
+// SIGKILL at deadline; it reports whether all have ended.
+func (r *Runtime) StopPod(uid types.UID, deadline time.Time) bool {
+	p, err := r.pod(uid)
+	if err != nil {
+		return true
+	}
+	return p.terminate(deadline)
 }
 
 // PodState implements container.Reporter.

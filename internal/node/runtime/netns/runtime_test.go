@@ -346,3 +346,40 @@ func TestCloseLeavesNothingAndNewCleansACrash(t *testing.T) {
 	}
 	runtime.GC()
 }
+
+func TestStopPodTermsThenKillsAtTheDeadline(t *testing.T) {
+	l := newLab(t)
+	polite := l.run(t, "polite", "n0", "", corev1.Container{Name: "c", Image: "busybox",
+		Command: []string{"sh", "-c", `trap "echo bye; exit 3" TERM; echo up; while true; do sleep 0.1; done`}})
+	stubborn := l.run(t, "stubborn", "n0", "", corev1.Container{Name: "c", Image: "busybox",
+		Command: []string{"sh", "-c", `trap "" TERM; echo up; sleep 1000`}})
+	up := func(p *corev1.Pod) bool {
+		var b bytes.Buffer
+		_ = l.r.Logs(context.Background(), p.UID, "c", nil, &b)
+		return b.String() == "up\n"
+	}
+	testutil.Eventually(t, 10*time.Second, "both up", func() bool { return up(polite) && up(stubborn) })
+	asked := time.Now()
+	if l.r.StopPod(polite.UID, asked.Add(time.Minute)) || l.r.StopPod(stubborn.UID, asked.Add(time.Second)) {
+		t.Fatal("a pod stopped at once")
+	}
+	testutil.Eventually(t, 10*time.Second, "polite ends at SIGTERM", func() bool { return l.r.StopPod(polite.UID, time.Time{}) })
+	if term := l.state(t, polite).Containers[0].State.Terminated; term == nil || term.ExitCode != 3 {
+		t.Fatalf("polite: %+v", term)
+	}
+	var b bytes.Buffer
+	_ = l.r.Logs(context.Background(), polite.UID, "c", nil, &b)
+	if b.String() != "up\nbye\n" {
+		t.Fatalf("polite's log %q", b.String())
+	}
+	testutil.Eventually(t, 10*time.Second, "stubborn killed at its deadline", func() bool { return l.r.StopPod(stubborn.UID, time.Time{}) })
+	if waited := time.Since(asked); waited < time.Second {
+		t.Fatalf("a process that ignores SIGTERM was killed after %s, before its deadline", waited)
+	}
+	if term := l.state(t, stubborn).Containers[0].State.Terminated; term == nil || term.ExitCode != 137 {
+		t.Fatalf("stubborn: %+v", term)
+	}
+	if _, ok := l.r.PodState(stubborn.UID); !ok {
+		t.Fatal("a stopped pod is gone before KillPod")
+	}
+}
