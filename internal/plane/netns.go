@@ -2,6 +2,7 @@ package plane
 
 import (
 	"fmt"
+	"io"
 	"net/netip"
 	"net/url"
 	"os"
@@ -156,4 +157,12 @@ func mustPort(s string) uint16 {
 	var n uint16
 	_, _ = fmt.Sscan(s, &n)
 	return n
+}
+
+// closeRuntime removes what ac's runtime made (the netns runtime's
+// bridge) when no agent will run to close it.
+func closeRuntime(ac agent.Config) {
+	if c, ok := ac.Runtime.(io.Closer); ok {
+		_ = c.Close()
+	}
 }

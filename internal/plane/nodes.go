@@ -182,6 +182,7 @@ func RunNodes(ctx context.Context, o *NodeOptions, cfg *rest.Config, defaultName
 	}
 	a, err := agent.New(ac)
 	if err != nil {
+		closeRuntime(ac)
 		return err
 	}
 	return a.Run(ctx)

@@ -168,6 +168,7 @@ func (p *Plane) addLocalNodes() error {
 	}
 	a, err := agent.New(ac)
 	if err != nil {
+		closeRuntime(ac)
 		return err
 	}
 	return p.Server.AddPostStartHook("start-node-agent", func(hc genericapiserver.PostStartHookContext) error {
