@@ -11,7 +11,7 @@ import (
 
 func newBenchCommand() *cobra.Command {
 	cmd := &cobra.Command{Use: "bench", Short: "Measure svcplane on this machine and print the figures"}
-	cmd.AddCommand(newBenchServerCommand(), newBenchServicesCommand(), newBenchProxyCommand(), newBenchNodesCommand(),
+	cmd.AddCommand(newBenchServerCommand(), newBenchServicesCommand(), newBenchProxyCommand(), newBenchNodesCommand(), newBenchLabCommand(),
 		newBenchDeploymentCommand(), newBenchHACommand(), newBenchDNSCommand())
 	return cmd
 }
@@ -136,6 +136,27 @@ func newBenchNodesCommand() *cobra.Command {
 	f.StringArrayVar(&c.ServerArgs, "server-arg", nil, "Extra flag for the server (repeatable; not split at commas).")
 	f.StringArrayVar(&c.AgentArgs, "agent-arg", nil, "Extra flag for `svcplane node` (repeatable), e.g. --agent-arg=--workers=32.")
 	f.BoolVar(&c.KeepLog, "keep-log", false, "Keep the agent's log file (its path is printed).")
+	return cmd
+}
+
+func newBenchLabCommand() *cobra.Command {
+	c := bench.LabConfig{Nodes: 100, Pods: 3000}
+	cmd := &cobra.Command{
+		Use:   "lab",
+		Short: "As root, in a fresh network namespace: N netns nodes (`svcplane node --runtime netns`) and P pause pods on a fresh server; print time to all Running+Ready, agent RSS and per-pod cost",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := checkNodeCount(c.Nodes, 1); err != nil {
+				return err
+			}
+			return bench.Lab(cmd.OutOrStdout(), cmd.ErrOrStderr(), c)
+		},
+	}
+	f := cmd.Flags()
+	f.IntVar(&c.Nodes, "nodes", c.Nodes, "netns nodes (one agent process).")
+	f.IntVar(&c.Pods, "pods", c.Pods, "Pods to create (spec.nodeName round-robin).")
+	f.BoolVar(&c.InNetns, "in-netns", false, "Internal: already inside the bench's namespace.")
+	_ = f.MarkHidden("in-netns")
 	return cmd
 }
 

@@ -22,11 +22,14 @@ func newNodeCommand() *cobra.Command {
 	var kubeconfig string
 	cmd := &cobra.Command{
 		Use:   "node",
-		Short: "Run N simulated nodes (kubelet heartbeats, pods on a simulated runtime) in one process",
+		Short: "Run N nodes (kubelet heartbeats, pods on the simulated or the netns runtime) in one process",
 		Long: `Run the node agent for --nodes simulated nodes against an API server. It
 registers each Node, renews its Lease in kube-node-lease, and runs the pods
 bound to it on the simulated runtime (IPs from the node's pod CIDRs,
-readiness after the readinessProbe's initialDelaySeconds). Use the
+readiness after the readinessProbe's initialDelaySeconds), or with
+--runtime netns (root) in network namespaces on a host bridge, with their
+containers running and, given --proxy-mode and --proxy-kubeconfig, a
+service proxy per node. Use the
 credentials the server writes: <data-dir>/node-kubeconfig (user
 system:node:<--node-name of the server>, under the Node authorizer and
 NodeRestriction) for that one node, <data-dir>/node-simulator-kubeconfig

@@ -18,7 +18,9 @@ func newUpCommand() *cobra.Command {
 		Long: `Run everything svcplane has in one process on an embedded single-member
 etcd under --data-dir (default ./svcplane-data): the API server with its
 controllers, --nodes local simulated nodes (node agent) and, for a single
-local node, its service proxy (--proxy-mode).
+local node, its service proxy (--proxy-mode). With --runtime netns (root)
+every node is a network namespace on a host bridge with its own service
+proxy, and pods run in namespaces of their own.
 It writes an admin kubeconfig there and prints the line to use it.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {

@@ -41,6 +41,8 @@ type NodesConfig struct {
 	ServerArgs, AgentArgs []string
 	// KeepLog keeps the agent's log file (its path is printed).
 	KeepLog bool
+	// PerPod prints the wall time and agent RSS per pod.
+	PerPod bool
 }
 
 // benchRun is what the monitors gather.
@@ -118,6 +120,13 @@ func podsToReady(ctx context.Context, out io.Writer, p *progress, client kuberne
 	fmt.Fprintf(out, "all %d pods Running+Ready %.2fs after the first create (%.2fs after the last); per pod create→Ready p50 %.2fs p99 %.2fs max %.2fs\n",
 		o.Pods, all.Seconds(), (all - created).Seconds(), pct(lat, 50), pct(lat, 99), pct(lat, 100))
 	report(out, run, "during the run")
+	if o.PerPod {
+		run.mu.Lock()
+		rss := run.agentRSS
+		run.mu.Unlock()
+		fmt.Fprintf(out, "per pod: %.1f ms of wall time to Ready (all %d pods / %.2fs), %.0f KB of agent RSS\n",
+			1000*all.Seconds()/float64(o.Pods), o.Pods, all.Seconds(), float64(rss)/1024/float64(o.Pods))
+	}
 	if o.Hold > 0 {
 		run.mu.Lock()
 		run.maxNotReady = 0

@@ -18,6 +18,8 @@ import (
 	"github.com/svcplane/svcplane/internal/auth/node"
 	"github.com/svcplane/svcplane/internal/kubeletclient"
 	"github.com/svcplane/svcplane/internal/node/agent"
+	"github.com/svcplane/svcplane/internal/node/kubelet"
+	"github.com/svcplane/svcplane/internal/node/runtime/netns"
 	"github.com/svcplane/svcplane/internal/version"
 )
 
@@ -46,20 +48,23 @@ type NodeOptions struct {
 	KubeletAPI                              bool
 	KubeletAddress, KubeletAdvertiseAddress string
 	ClientCAFile                            string
+
+	// Netns configures --runtime netns.
+	Netns NetnsOptions
 }
 
 // NewNodeOptions returns the agent's defaults.
 func NewNodeOptions() *NodeOptions {
 	return &NodeOptions{Runtime: "sim", Nodes: 1, Zones: []string{"zone-a", "zone-b", "zone-c"},
 		NodeIPs: "10.240.0.0/16", CPU: "4", Memory: "16Gi", MaxPods: 110, LeaseSecs: 40, Report: 5 * time.Minute,
-		Workers: 128, QPS: 1000, Burst: 2000, KubeletAPI: true, KubeletAddress: "127.0.0.1"}
+		Workers: 128, QPS: 1000, Burst: 2000, KubeletAPI: true, KubeletAddress: "127.0.0.1", Netns: newNetnsOptions()}
 }
 
 // AddFlags registers the agent flags of `svcplane node`.
 func (o *NodeOptions) AddFlags(fs *pflag.FlagSet) {
 	fs.IntVar(&o.Nodes, "nodes", o.Nodes, "Number of simulated nodes this process runs.")
 	fs.StringVar(&o.NodeName, "node-name", "", "Name of the node when --nodes is 1 and no --name-prefix is given (default: the hostname).")
-	fs.StringVar(&o.Runtime, "runtime", o.Runtime, "Container runtime; 'sim' simulates pods (IPs from the node's pod CIDRs, no processes).")
+	fs.StringVar(&o.Runtime, "runtime", o.Runtime, "Container runtime; 'sim' simulates pods (IPs from the node's pod CIDRs, no processes); 'netns' (root) makes each node a network namespace on a host bridge and each pod one with a veth into its node, and runs their containers.")
 	fs.StringVar(&o.NamePrefix, "name-prefix", o.NamePrefix, "Nodes are named <prefix><i>, i = 0…N-1.")
 	fs.StringSliceVar(&o.Zones, "zones", o.Zones, "Zones spread round-robin over the nodes as topology.kubernetes.io/zone.")
 	fs.StringVar(&o.NodeIPs, "node-ips", o.NodeIPs, "CIDR from which node i gets address i+1 as its InternalIP.")
@@ -76,6 +81,7 @@ func (o *NodeOptions) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.KubeletAddress, "kubelet-address", o.KubeletAddress, "IP address the simulated nodes' kubelet APIs listen on, each on a free port (Node.status.daemonEndpoints.kubeletEndpoint.Port).")
 	fs.StringVar(&o.KubeletAdvertiseAddress, "kubelet-advertise-address", o.KubeletAdvertiseAddress, "Address the API server dials for the nodes' kubelet APIs (the Node annotation "+kubeletclient.AddressAnnotation+"); default --kubelet-address (127.0.0.1 when that is unspecified). Simulated nodes' own addresses route nowhere.")
 	fs.StringVar(&o.ClientCAFile, "client-ca-file", o.ClientCAFile, "The kubelet's --client-ca-file: clients of the kubelet API presenting a certificate signed by one of its CAs are authenticated as its CommonName (default: the CA of --kubeconfig).")
+	o.Netns.addFlags(fs)
 }
 
 // Names returns the node names: <prefix><i>, or the single node's name
@@ -99,10 +105,11 @@ func (o *NodeOptions) Names(defaultName string) []string {
 }
 
 // AgentConfig builds the agent's configuration for the named nodes from a
-// client config (the node credentials).
+// client config (the node credentials). With --runtime netns it makes the
+// runtime (the host bridge at once); the agent closes it when it stops.
 func (o *NodeOptions) AgentConfig(cfg *rest.Config, names []string) (agent.Config, error) {
-	if o.Runtime != "sim" {
-		return agent.Config{}, fmt.Errorf("--runtime %q: only \"sim\" is implemented", o.Runtime)
+	if o.Runtime != "sim" && o.Runtime != "netns" {
+		return agent.Config{}, fmt.Errorf("--runtime %q: want sim or netns", o.Runtime)
 	}
 	cpu, err := resource.ParseQuantity(o.CPU)
 	if err != nil {
@@ -124,13 +131,26 @@ func (o *NodeOptions) AgentConfig(cfg *rest.Config, names []string) (agent.Confi
 		Zones: o.Zones, CPU: cpu, Memory: mem, MaxPods: o.MaxPods,
 		LeaseDuration: time.Duration(o.LeaseSecs) * time.Second, NodeStatusReportFrequency: o.Report,
 		Workers: o.Workers, HeartbeatWorkers: max(4, min(32, len(names)/50)), Version: version.Get().GitVersion}
+	var rt *netns.Runtime
+	if o.Runtime == "netns" {
+		if rt, err = o.netnsAgentConfig(&ac, names); err != nil {
+			return agent.Config{}, err
+		}
+	}
 	if o.KubeletAPI {
 		ca, err := clientCABundle(o.ClientCAFile, cfg)
 		if err != nil {
+			closeRuntime(ac)
 			return agent.Config{}, err
 		}
 		if ac.KubeletAPI, err = kubeletAPIConfig(cfg, ca, nil, o.KubeletAddress, o.KubeletAdvertiseAddress); err != nil {
+			closeRuntime(ac)
 			return agent.Config{}, err
+		}
+		if rt != nil {
+			// Each node's kubelet API listens in its namespace on the
+			// kubelet's port; the API server dials the node's address.
+			ac.KubeletAPI.Listen, ac.KubeletAPI.Port = rt.ListenInNode, kubelet.DefaultPort
 		}
 	}
 	return ac, nil
@@ -195,6 +215,7 @@ func RunNodes(ctx context.Context, o *NodeOptions, cfg *rest.Config, defaultName
 	}
 	a, err := agent.New(ac)
 	if err != nil {
+		closeRuntime(ac)
 		return err
 	}
 	return a.Run(ctx)

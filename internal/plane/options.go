@@ -43,6 +43,11 @@ type Options struct {
 	// pointing at it.
 	DNS        dns.Config
 	DNSEnabled bool
+	// Runtime is the local nodes' runtime (up --runtime): sim, or netns
+	// (root: a network namespace per node and pod, a proxy per node).
+	Runtime string
+	// Netns are the netns runtime's host bridge settings (up).
+	Netns NetnsOptions
 
 	// up: the process always embeds etcd.
 	up bool
@@ -64,7 +69,7 @@ type ControllerOptions struct {
 // controller manager, no local nodes, no proxy.
 func NewServerOptions() *Options {
 	return &Options{Options: apiserver.NewOptions(), ControllerOptions: newControllerOptions(),
-		NodeName: DefaultNodeName(), ProxyMode: ProxyNone}
+		NodeName: DefaultNodeName(), ProxyMode: ProxyNone, Runtime: "sim", Netns: newNetnsOptions()}
 }
 
 // NewUpOptions are the defaults of `svcplane up`: the server's plus one
@@ -106,7 +111,10 @@ func (o *Options) AddFlags(fss *cliflag.NamedFlagSets) {
 	}
 	fss.FlagSet("etcd").Lookup("etcd-servers").Hidden = true
 	fs.IntVar(&o.Nodes, "nodes", o.Nodes, "Local simulated nodes (0: none): --node-name on its node credentials, or <node-name>-<i> for several on the node simulator's (<data-dir>/node-simulator-kubeconfig).")
-	fs.StringVar(&o.ProxyMode, "proxy-mode", o.ProxyMode, "Service proxy of the local node run in this process: nftables, iptables, ipvs, userspace, or none. It needs root; without it up runs on and says why.")
+	fs.StringVar(&o.ProxyMode, "proxy-mode", o.ProxyMode, "Service proxy of the local node run in this process: nftables, iptables, ipvs, userspace, or none. It needs root; without it up runs on and says why. With --runtime netns every node runs one in its namespace.")
+	fs.StringVar(&o.Runtime, "runtime", o.Runtime, "Local nodes' runtime: 'sim' simulates pods; 'netns' (root) makes each node a network namespace on a host bridge and each pod one with a veth into its node, runs containers for real and a service proxy per node.")
+	fs.StringVar(&o.Netns.HostAddress, "netns-host-address", o.Netns.HostAddress, "--runtime netns: the host bridge's address/prefix; node i gets address i+2 of the prefix as its InternalIP.")
+	fs.StringVar(&o.Netns.Bridge, "netns-bridge", o.Netns.Bridge, "--runtime netns: the host bridge's name.")
 	fs = fss.FlagSet("dns")
 	fs.BoolVar(&o.DNSEnabled, "dns", o.DNSEnabled, "Run the cluster DNS in this process, behind kube-system/kube-dns (the tenth address of the service range).")
 	o.DNS.AddFlags(fs)
@@ -152,6 +160,11 @@ func (o *Options) Validate() error {
 			c.BindAddress = ":53" // filled from the advertise address at start
 		}
 		errs = append(errs, c.Validate())
+	}
+	switch o.Runtime {
+	case "sim", "netns":
+	default:
+		errs = append(errs, fmt.Errorf("--runtime %q: want sim or netns", o.Runtime))
 	}
 	switch o.ProxyMode {
 	case ProxyNone, "nftables", "iptables", "ipvs", "userspace":

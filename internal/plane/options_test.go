@@ -80,6 +80,7 @@ func TestValidate(t *testing.T) {
 		"node name":            {func(o *Options) { o.NodeName = "Not_A_Name" }, "--node-name"},
 		"up on external etcd":  {func(o *Options) { o.up, o.EtcdServers = true, []string{"http://x:2379"} }, "embedded etcd"},
 		"proxy mode":           {func(o *Options) { o.ProxyMode = "ebpf" }, "--proxy-mode"},
+		"runtime":              {func(o *Options) { o.Runtime = "docker" }, `--runtime "docker": want sim or netns`},
 		"server option, still": {func(o *Options) { o.SecurePort = -1 }, "--secure-port"},
 		"negative compaction":  {func(o *Options) { o.EtcdCompactionInterval = -time.Second }, "--etcd-compaction-interval"},
 		"dns ttl (up)":         {func(o *Options) { o.DNSEnabled, o.DNS.TTL = true, 1500*time.Millisecond }, "--dns-ttl"},

@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/netip"
 	"os"
+	"path/filepath"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -139,7 +140,16 @@ func (p *Plane) addLocalNodes() error {
 		return nil
 	}
 	no := NewNodeOptions()
-	no.Nodes, no.NodeName = n, name
+	no.Nodes, no.NodeName, no.Runtime = n, name, p.Options.Runtime
+	if no.Runtime == "netns" {
+		no.Netns = p.Options.Netns
+		no.Netns.ServiceCIDRs, no.Netns.ClusterCIDR = p.Options.ServiceClusterIPRange, p.Options.ClusterCIDR
+		no.Netns.ProxyMode, no.Netns.LogDir = p.Options.ProxyMode, p.Options.DataDir
+		no.Netns.ProxyKubeconfig = filepath.Join(p.Options.DataDir, "netns-proxy-kubeconfig")
+		if err := p.writeNetnsProxyKubeconfig(no.Netns.ProxyKubeconfig); err != nil {
+			return err
+		}
+	}
 	if n > 1 {
 		no.NamePrefix = name + "-"
 	}
@@ -157,7 +167,7 @@ func (p *Plane) addLocalNodes() error {
 	if err != nil {
 		return err
 	}
-	if n == 1 {
+	if n == 1 && no.Runtime != "netns" {
 		ac.InternalIPs = []string{p.Server.AdvertiseAddress.String()}
 	}
 	if ac.KubeletAPI != nil {
@@ -165,17 +175,23 @@ func (p *Plane) addLocalNodes() error {
 		// with certificates of the cluster CA (the API server checks
 		// them when given --kubelet-certificate-authority
 		// <data-dir>/pki/ca.crt; by default it does not, as kubeadm's).
+		// netns nodes keep listening in their namespaces (Listen).
 		addr := p.Server.AdvertiseAddress
+		listen, port := ac.KubeletAPI.Listen, ac.KubeletAPI.Port
 		caPEM, err := os.ReadFile(p.Server.CA().CertFile)
 		if err != nil {
+			closeRuntime(ac)
 			return err
 		}
 		if ac.KubeletAPI, err = kubeletAPIConfig(cfg, caPEM, p.Server.CA(), kubeletBindAddress(addr), addr.String()); err != nil {
+			closeRuntime(ac)
 			return err
 		}
+		ac.KubeletAPI.Listen, ac.KubeletAPI.Port = listen, port
 	}
 	a, err := agent.New(ac)
 	if err != nil {
+		closeRuntime(ac)
 		return err
 	}
 	return p.Server.AddPostStartHook("start-node-agent", func(hc genericapiserver.PostStartHookContext) error {
@@ -200,6 +216,9 @@ func (p *Plane) addLocalNodes() error {
 func (p *Plane) addLocalProxy() error {
 	if p.Options.ProxyMode == ProxyNone {
 		return nil
+	}
+	if p.Options.Runtime == "netns" {
+		return nil // each node runs its own in its namespace
 	}
 	if p.Options.Nodes != 1 {
 		klog.InfoS("Not starting the service proxy: it serves one local node", "nodes", p.Options.Nodes)
@@ -344,7 +363,10 @@ func (p *Plane) Announce(w io.Writer, msg string) error {
 // line to use it, what runs here and a first thing to try.
 func (p *Plane) Banner(kubeconfig string) string {
 	proxy := "no service proxy (--proxy-mode none)"
+	netnsNodes := p.Options.Runtime == "netns"
 	switch {
+	case p.Options.ProxyMode != ProxyNone && netnsNodes:
+		proxy = "service proxy: " + p.Options.ProxyMode + " in each node's namespace"
 	case p.Options.ProxyMode != ProxyNone && p.Options.Nodes == 1:
 		proxy = "service proxy: " + p.Options.ProxyMode + " (as root; it logs why if it cannot program the kernel)"
 	case p.Options.ProxyMode != ProxyNone:
@@ -354,9 +376,16 @@ func (p *Plane) Banner(kubeconfig string) string {
 	if c, reg, err := p.dnsConfig(); p.Options.DNSEnabled && err == nil {
 		dnsLine = fmt.Sprintf("cluster DNS: kube-system/kube-dns %s (%s), served on %s\n", reg.ClusterIP, c.ClusterDomain, c.BindAddress)
 	}
+	kind := "simulated"
+	try := "try: kubectl create deployment web --image=registry.k8s.io/pause --replicas=3 && kubectl expose deployment web --port=80 && kubectl get endpointslices\n"
+	if netnsNodes {
+		kind = "netns (a network namespace each, on bridge " + p.Options.Netns.Bridge + " " + p.Options.Netns.HostAddress + ")"
+		try = "try: kubectl create deployment web --image=registry.k8s.io/e2e-test-images/agnhost:2.53 --replicas=3 -- /agnhost netexec --http-port=8080\n" +
+			"     kubectl expose deployment web --port=80 --target-port=8080\n" +
+			"     curl http://$(kubectl get service web -o jsonpath='{.spec.clusterIP}')/hostname\n"
+	}
 	return fmt.Sprintf(`svcplane is up on %s
 export KUBECONFIG=%s
-nodes: %d simulated (%s); %s
-%stry: kubectl create deployment web --image=registry.k8s.io/pause --replicas=3 && kubectl expose deployment web --port=80 && kubectl get endpointslices
-`, p.Server.URL, kubeconfig, p.Options.Nodes, p.Options.NodeName, proxy, dnsLine)
+nodes: %d %s (%s); %s
+%s%s`, p.Server.URL, kubeconfig, p.Options.Nodes, kind, p.Options.NodeName, proxy, dnsLine, try)
 }

@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"io"
 	"sync"
 	"time"
 
@@ -22,6 +23,7 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/svcplane/svcplane/internal/node/kubelet"
+	"github.com/svcplane/svcplane/internal/node/container"
 )
 
 // Agent runs the nodes of one Config.
@@ -109,6 +111,9 @@ func New(cfg Config) (*Agent, error) {
 
 	if err := a.newKubeletAPI(); err != nil {
 		return nil, err
+	}
+	if r, ok := cfg.Runtime.(container.Reporter); ok {
+		r.SetOnChange(func(namespace, name string) { a.podQueue.Add(namespace + "/" + name) })
 	}
 	b := record.NewBroadcaster()
 	a.events, a.recorder = b, b.NewRecorder(scheme.Scheme, corev1.EventSource{Component: "kubelet"})
@@ -206,6 +211,15 @@ func (a *Agent) adoptPods(node string) {
 // event broadcaster down.
 func (a *Agent) Run(ctx context.Context) error {
 	defer utilruntime.HandleCrash()
+	if c, ok := a.cfg.Runtime.(io.Closer); ok {
+		// The runtime removes what it made (netns: namespaces, links,
+		// routes) once the workers have stopped.
+		defer func() {
+			if err := c.Close(); err != nil {
+				klog.ErrorS(err, "Closing the pod runtime")
+			}
+		}()
+	}
 	a.events.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: a.cfg.HeartbeatClient.CoreV1().Events("")})
 	defer a.events.Shutdown()
 	defer a.podQueue.ShutDown()

@@ -52,7 +52,11 @@ type Config struct {
 	// Workers process pods; HeartbeatWorkers renew leases and node status.
 	Workers, HeartbeatWorkers int
 
-	Runtime *sim.Runtime
+	// Runtime runs the pods (nil: a sim.Runtime on Clock).
+	Runtime Runtime
+	// RuntimeName is reported in the Node's nodeInfo (kernel, OS image,
+	// container runtime): "sim" unless set.
+	RuntimeName string
 	// KubeletAPI, when set, serves the nodes' kubelet API (logs, exec,
 	// port-forward for the API server) as configured; the agent fills in
 	// the nodes and the pod lookup and reports each node's endpoint
@@ -100,6 +104,9 @@ func (c *Config) Defaults() {
 	}
 	if c.Runtime == nil {
 		c.Runtime = sim.New(c.Clock)
+	}
+	if c.RuntimeName == "" {
+		c.RuntimeName = "sim"
 	}
 	if c.Version == "" {
 		c.Version = "v0.0.0-svcplane"

@@ -8,7 +8,13 @@
 // holds or NodeStatusReportFrequency has passed. It waits for the node IPAM
 // controller to give the node spec.podCIDRs before running pods there.
 //
-// Pods bound to its nodes are run on a runtime (runtime/sim): they get one
+// Pods bound to its nodes are run on a Runtime. A runtime whose containers
+// run on their own (runtime/netns) reports their states, readiness and the
+// pod's phase (container.Reporter) and the agent writes those; a Stopper
+// gets a deleted pod's containers to end (SIGTERM, SIGKILL at its
+// deletionTimestamp) before the agent deletes it; one that is an
+// io.Closer is closed when Run returns. On the simulated runtime
+// (runtime/sim, the default) pods get one
 // IP per pod CIDR, phase Running and container statuses at once, and turn
 // Ready when their readiness probes' initialDelaySeconds have passed (no
 // probe: at once) unless annotated svcplane.io/ready: "false". A deleted pod

@@ -135,7 +135,7 @@ func (a *Agent) nodeStatus(n *corev1.Node) corev1.NodeStatus {
 	s.DeclaredFeatures = a.declaredFeatures()
 	id := nodeID(n.Name)
 	s.NodeInfo = corev1.NodeSystemInfo{MachineID: id, SystemUUID: id, BootID: id,
-		KernelVersion: "sim", OSImage: "svcplane simulated node", ContainerRuntimeVersion: "sim://" + a.cfg.Version,
+		KernelVersion: a.cfg.RuntimeName, OSImage: "svcplane " + a.cfg.RuntimeName + " node", ContainerRuntimeVersion: a.cfg.RuntimeName + "://" + a.cfg.Version,
 		KubeletVersion: a.cfg.Version, OperatingSystem: goruntime.GOOS, Architecture: goruntime.GOARCH}
 	var conds []corev1.NodeCondition
 	for _, want := range nodeConditions {

@@ -9,6 +9,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/utils/ptr"
+
+	"github.com/svcplane/svcplane/internal/node/container"
 )
 
 // syncPod brings one pod of this agent's nodes to its state: running and
@@ -39,8 +41,14 @@ func (a *Agent) syncPod(ctx context.Context, key string) (time.Duration, error) 
 	if err != nil {
 		return 0, err
 	}
-	status, after := podStatus(pod, run, a.hostIPs(pod.Spec.NodeName), now)
-	if status.Phase == corev1.PodFailed {
+	var state *container.PodState
+	if r, ok := a.cfg.Runtime.(container.Reporter); ok {
+		if st, ok := r.PodState(pod.UID); ok {
+			state = &st
+		}
+	}
+	status, after := podStatus(pod, run, state, a.hostIPs(pod.Spec.NodeName), now)
+	if terminal(&corev1.Pod{Status: status}) {
 		a.cfg.Runtime.KillPod(pod.UID)
 	}
 	if err := a.writeStatus(ctx, pod, status); err != nil {
@@ -101,13 +109,19 @@ func (a *Agent) writeStatus(ctx context.Context, pod *corev1.Pod, status corev1.
 
 // syncTerminating ends a deleted pod: at once, as a pause container exits
 // at SIGTERM, or after its svcplane.io/termination-delay (serving
-// meanwhile), never after its grace period (deletionTimestamp). Then it
-// kills it and deletes it with grace 0, as the kubelet does once its
-// containers have stopped.
+// meanwhile), never after its grace period (deletionTimestamp); a Stopper
+// runtime's containers get SIGTERM then and the pod waits for them, at
+// most until deletionTimestamp. Then it kills it and deletes it with
+// grace 0, as the kubelet does once its containers have stopped.
 func (a *Agent) syncTerminating(ctx context.Context, pod *corev1.Pod, now time.Time) (time.Duration, error) {
 	_, running := a.cfg.Runtime.Running(pod.UID)
 	if left := terminationEnd(pod).Sub(now); running && left > 0 {
 		return left, nil
+	}
+	if s, ok := a.cfg.Runtime.(Stopper); ok && running && now.Before(pod.DeletionTimestamp.Time) {
+		if !s.StopPod(pod.UID, pod.DeletionTimestamp.Time) {
+			return pod.DeletionTimestamp.Sub(now), nil
+		}
 	}
 	a.cfg.Runtime.KillPod(pod.UID)
 	err := a.cfg.Client.CoreV1().Pods(pod.Namespace).Delete(ctx, pod.Name, metav1.DeleteOptions{

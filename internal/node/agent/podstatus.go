@@ -9,6 +9,7 @@ import (
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/svcplane/svcplane/internal/node/container"
 	"github.com/svcplane/svcplane/internal/node/runtime/sim"
 )
 
@@ -18,11 +19,15 @@ const (
 	messageDeadlineExceeded  = "Pod was active on the node longer than the specified deadline"
 	reasonContainersNotReady = "ContainersNotReady"
 	reasonPodFailed          = "PodFailed"
+	reasonPodCompleted       = "PodCompleted"
 )
 
 // podStatus is the status of a pod the runtime runs as run, at now, and
-// when to look again (0: nothing pending).
-func podStatus(pod *corev1.Pod, run sim.Pod, hostIPs []string, now time.Time) (corev1.PodStatus, time.Duration) {
+// when to look again (0: nothing pending). state, when the runtime reports
+// one (container.Reporter), gives the containers' statuses, readiness and
+// the phase; else containers run from the start and are ready after their
+// readiness probes' initial delay.
+func podStatus(pod *corev1.Pod, run sim.Pod, state *container.PodState, hostIPs []string, now time.Time) (corev1.PodStatus, time.Duration) {
 	s := *pod.Status.DeepCopy()
 	s.Phase = corev1.PodRunning
 	s.Reason, s.Message = "", ""
@@ -44,10 +49,15 @@ func podStatus(pod *corev1.Pod, run sim.Pod, hostIPs []string, now time.Time) (c
 		s.StartTime = ptrTime(run.StartedAt)
 	}
 	var after time.Duration
-	readyAt := run.ReadyAt(pod)
-	ready := !now.Before(readyAt) && pod.Annotations[ReadyAnnotation] != "false"
-	if !ready && pod.Annotations[ReadyAnnotation] != "false" {
-		after = readyAt.Sub(now)
+	var ready bool
+	if state != nil {
+		ready = state.Ready() && pod.Annotations[ReadyAnnotation] != "false"
+	} else {
+		readyAt := run.ReadyAt(pod)
+		ready = !now.Before(readyAt) && pod.Annotations[ReadyAnnotation] != "false"
+		if !ready && pod.Annotations[ReadyAnnotation] != "false" {
+			after = readyAt.Sub(now)
+		}
 	}
 	failed := false
 	if d := pod.Spec.ActiveDeadlineSeconds; d != nil {
@@ -60,18 +70,31 @@ func podStatus(pod *corev1.Pod, run sim.Pod, hostIPs []string, now time.Time) (c
 			after = left
 		}
 	}
-	s.InitContainerStatuses = initContainerStatuses(pod, run)
-	s.ContainerStatuses = containerStatuses(pod, run, ready, failed, now)
+	if state != nil && !failed {
+		s.InitContainerStatuses, s.ContainerStatuses = state.InitContainers, state.Containers
+		if state.Phase == corev1.PodSucceeded || state.Phase == corev1.PodFailed {
+			s.Phase, ready, after = state.Phase, false, 0
+		}
+	} else {
+		s.InitContainerStatuses = initContainerStatuses(pod, run)
+		s.ContainerStatuses = containerStatuses(pod, run, ready, failed, now)
+	}
 	notReadyReason, notReadyMsg := "", ""
 	if !ready {
 		notReadyReason = reasonContainersNotReady
 		var names []string
-		for _, c := range pod.Spec.Containers {
+		for i, c := range pod.Spec.Containers {
+			if state != nil && i < len(state.Containers) && state.Containers[i].Ready {
+				continue
+			}
 			names = append(names, c.Name)
 		}
 		notReadyMsg = fmt.Sprintf("containers with unready status: [%s]", strings.Join(names, " "))
-		if failed {
+		switch {
+		case failed || s.Phase == corev1.PodFailed:
 			notReadyReason, notReadyMsg = reasonPodFailed, ""
+		case s.Phase == corev1.PodSucceeded:
+			notReadyReason, notReadyMsg = reasonPodCompleted, ""
 		}
 	}
 	setCondition(&s, corev1.PodReadyToStartContainers, !failed, "", "", now)

@@ -1,0 +1,135 @@
+package netns
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"syscall"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+)
+
+// hostProgram runs a program of the host in the pod's namespace with the
+// container's environment; its output is the container's log and its
+// exit status the container's (128+n when killed by signal n).
+func hostProgram(path string, argv []string) program {
+	return func(ctx context.Context, pio *procIO) int {
+		env, err := containerEnv(ctx, pio.pod.r.cfg.Client, pio.pod.spec, &pio.ctr.spec, pio.pod.hostname)
+		if err != nil {
+			fmt.Fprintf(pio.stderr, "Error: %v\n", err)
+			return 1
+		}
+		code, err := pio.pod.runHost(ctx, path, argv, env, workDir(&pio.ctr.spec), nil, pio.stdout, pio.stderr)
+		if err != nil {
+			fmt.Fprintln(pio.stderr, err)
+		}
+		return code
+	}
+}
+
+func workDir(c *corev1.Container) string {
+	if c.WorkingDir != "" {
+		if st, err := os.Stat(c.WorkingDir); err == nil && st.IsDir() {
+			return c.WorkingDir
+		}
+	}
+	return "/"
+}
+
+// runHost starts path in the pod's namespace and waits for it; ctx's end
+// kills its process group (SIGKILL; SIGTERM first while the pod is being
+// deleted, SIGKILL at its deadline). The child dies with the agent
+// (Pdeathsig).
+func (p *pod) runHost(ctx context.Context, path string, argv, env []string, dir string, stdin io.Reader, stdout, stderr io.Writer) (int, error) {
+	cmd := &exec.Cmd{Path: path, Args: argv, Env: env, Dir: dir, Stdin: stdin, Stdout: stdout, Stderr: stderr,
+		SysProcAttr: &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}}
+	if err := inNS(p.ns, cmd.Start); err != nil {
+		return 128, err
+	}
+	done := make(chan struct{})
+	go func() {
+		select {
+		case <-ctx.Done():
+		case <-done:
+			return
+		}
+		if p.term.Err() != nil && p.ctx.Err() == nil {
+			// The pod is being deleted: SIGTERM to the container's
+			// main process (as a runtime signals its pid 1), SIGKILL to
+			// all of it at the deadline.
+			_ = syscall.Kill(cmd.Process.Pid, syscall.SIGTERM)
+			select {
+			case <-p.ctx.Done():
+			case <-done:
+				return
+			}
+		}
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	}()
+	err := cmd.Wait()
+	close(done)
+	if err == nil {
+		return 0, nil
+	}
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			return 128 + int(ws.Signal()), nil
+		}
+		return ee.ExitCode(), nil
+	}
+	return 1, err
+}
+
+// exitNotFound is an exec whose program exists neither as a built-in nor
+// on the host (exit 127, as a shell says).
+const exitNotFound = 127
+
+// execIn runs argv in the pod as an exec in c does (kubectl exec, exec
+// probes, agnhost's /shell): the agnhost built-ins ("/agnhost <sub> …")
+// in-process, else a host program with the container's environment;
+// 127 and a message on stderr when there is no such program.
+func (p *pod) execIn(ctx context.Context, c *ctr, argv []string, stdin io.Reader, stdout, stderr io.Writer) (int, error) {
+	stdout, stderr = orDiscard(stdout), orDiscard(stderr)
+	if len(argv) == 0 {
+		return 0, fmt.Errorf("no command")
+	}
+	if argv[0] == "/agnhost" || argv[0] == "agnhost" {
+		return agnhost(argv[1:])(ctx, &procIO{pod: p, ctr: c, stdout: stdout, stderr: stderr}), nil
+	}
+	path, err := exec.LookPath(argv[0])
+	if err != nil {
+		fmt.Fprintf(stderr, "exec: %q: executable file not found in $PATH\n", argv[0])
+		return exitNotFound, nil
+	}
+	env, err := containerEnv(ctx, p.r.cfg.Client, p.spec, &c.spec, p.hostname)
+	if err != nil {
+		return 0, err
+	}
+	return p.runHost(ctx, path, argv, env, workDir(&c.spec), stdin, stdout, stderr)
+}
+
+func orDiscard(w io.Writer) io.Writer {
+	if w == nil {
+		return io.Discard
+	}
+	return w
+}
+
+// combinedOutput runs argv in the pod as an exec in c would, at most
+// 30 s; agnhost's /shell.
+func (p *pod) combinedOutput(ctx context.Context, c *ctr, argv []string) ([]byte, error) {
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	var out bytes.Buffer
+	code, err := p.execIn(ctx, c, argv, nil, &out, &out)
+	if err == nil && code != 0 {
+		err = fmt.Errorf("exit status %d", code)
+	}
+	return out.Bytes(), err
+}

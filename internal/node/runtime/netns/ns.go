@@ -1,0 +1,67 @@
+package netns
+
+import (
+	"fmt"
+	"os"
+	"runtime"
+
+	"github.com/vishvananda/netns"
+)
+
+// newNS creates an anonymous network namespace and returns it open; the
+// calling thread's namespace is left as it was.
+func newNS() (netns.NsHandle, error) {
+	runtime.LockOSThread()
+	orig, err := netns.Get()
+	if err != nil {
+		runtime.UnlockOSThread()
+		return netns.None(), err
+	}
+	defer orig.Close()
+	ns, err := netns.New()
+	if err != nil {
+		// unshare failed: the thread is where it was.
+		runtime.UnlockOSThread()
+		return netns.None(), fmt.Errorf("new network namespace: %w", err)
+	}
+	if err := netns.Set(orig); err != nil {
+		// The thread stays locked and dies with this goroutine.
+		ns.Close()
+		return netns.None(), fmt.Errorf("back to the original network namespace: %w", err)
+	}
+	runtime.UnlockOSThread()
+	return ns, nil
+}
+
+// inNS runs fn on a locked OS thread that has entered ns; the thread
+// returns to its namespace after fn. Sockets fn creates belong to ns, and
+// processes it starts begin there.
+func inNS(ns netns.NsHandle, fn func() error) error {
+	runtime.LockOSThread()
+	orig, err := netns.Get()
+	if err != nil {
+		runtime.UnlockOSThread()
+		return err
+	}
+	defer orig.Close()
+	if err := netns.Set(ns); err != nil {
+		runtime.UnlockOSThread()
+		return fmt.Errorf("enter network namespace: %w", err)
+	}
+	ferr := fn()
+	if err := netns.Set(orig); err != nil {
+		// Never hand a thread in the wrong namespace back to the
+		// scheduler: it stays locked and exits with this goroutine.
+		return fmt.Errorf("leave network namespace: %w", err)
+	}
+	runtime.UnlockOSThread()
+	return ferr
+}
+
+// writeSysctl writes value to /proc/sys/<path> in ns (net.* sysctls are per
+// namespace: /proc/sys/net is the opening thread's).
+func writeSysctl(ns netns.NsHandle, path, value string) error {
+	return inNS(ns, func() error {
+		return os.WriteFile("/proc/sys/"+path, []byte(value), 0o644)
+	})
+}

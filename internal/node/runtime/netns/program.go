@@ -1,0 +1,75 @@
+package netns
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os/exec"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+)
+
+// procIO is what one run of a container sees.
+type procIO struct {
+	pod    *pod
+	ctr    *ctr
+	stdout io.Writer
+	stderr io.Writer
+}
+
+// program is one run of a container: it returns its exit code when it
+// exits or, killed, when ctx ends.
+type program func(ctx context.Context, io *procIO) int
+
+// imageName is an image reference without registry tag or digest:
+// "registry.k8s.io/e2e-test-images/agnhost:2.53" → "agnhost".
+func imageName(image string) string {
+	if i := strings.Index(image, "@"); i >= 0 {
+		image = image[:i]
+	}
+	if i := strings.LastIndex(image, "/"); i >= 0 {
+		image = image[i+1:]
+	}
+	if i := strings.Index(image, ":"); i >= 0 {
+		image = image[:i]
+	}
+	return image
+}
+
+// program decides what c runs, as its image would: see the package doc.
+func (p *pod) program(c *ctr) (program, error) {
+	return resolve(c.spec)
+}
+
+func resolve(spec corev1.Container) (program, error) {
+	argv := append(append([]string(nil), spec.Command...), spec.Args...)
+	switch imageName(spec.Image) {
+	case "pause":
+		if len(spec.Command) == 0 {
+			return pauseProgram, nil
+		}
+	case "agnhost":
+		if len(spec.Command) == 0 {
+			return agnhost(spec.Args), nil
+		}
+		if spec.Command[0] == "/agnhost" || spec.Command[0] == "agnhost" {
+			return agnhost(argv[1:]), nil
+		}
+	}
+	if len(spec.Command) == 0 {
+		return defaultServer, nil
+	}
+	path, err := exec.LookPath(spec.Command[0])
+	if err != nil {
+		return nil, fmt.Errorf("exec: %q: executable file not found in $PATH", spec.Command[0])
+	}
+	return hostProgram(path, argv), nil
+}
+
+// pauseProgram holds the namespace until killed (exit 0 at SIGTERM, as
+// the pause binary).
+func pauseProgram(ctx context.Context, _ *procIO) int {
+	<-ctx.Done()
+	return 0
+}
