@@ -200,6 +200,34 @@ func TestNetnsRuntime(t *testing.T) {
 		}
 	})
 
+	t.Run("kubectl exec and logs through the kubelet API", func(t *testing.T) {
+		// kubectl exec (WebSocket, kubectl ≥ 1.31) runs the host's curl in
+		// the pod's namespace, through the ClusterIP to some web pod;
+		// that pod's log shows the request netexec served.
+		out, err := host.kubectl(kubeconfig, "", "get", "pods", "-l", "app=web", "--field-selector", "metadata.name!=unready", "-o", "jsonpath={.items[*].metadata.name}")
+		pods := strings.Fields(out)
+		if err != nil || len(pods) == 0 {
+			t.Fatalf("web pods: %v %q", err, out)
+		}
+		// Retried: run alone, this subtest may come before the pod's
+		// node proxy has synced the Service.
+		var answered string
+		waitFor(t, "kubectl exec … curl <ClusterIP>/hostname to answer a web pod's name", 20*time.Second, func() bool {
+			out, err := host.kubectl(kubeconfig, "", "exec", pods[0], "--", "curl", "-s", "--max-time", "2", "http://"+webIP+"/hostname")
+			lines := strings.Split(strings.TrimSpace(out), "\n")
+			answered = lines[len(lines)-1] // kubectl 1.32 may log a line before it
+			return err == nil && strings.HasPrefix(answered, "web-")
+		})
+		waitFor(t, "the answering pod's log to show the request", 10*time.Second, func() bool {
+			out, _ := host.kubectl(kubeconfig, "", "logs", answered)
+			return strings.Contains(out, "GET /hostname")
+		})
+		// The exit code of the command comes back to kubectl.
+		if out, err := host.kubectl(kubeconfig, "", "exec", pods[0], "--", "sh", "-c", "exit 3"); err == nil || !strings.Contains(out, "exit code 3") {
+			t.Fatalf("kubectl exec … exit 3: %v %q, want exit code 3", err, out)
+		}
+	})
+
 	t.Run("NodePort with externalTrafficPolicy Local", func(t *testing.T) {
 		onNode := map[string]string{}
 		out := kubectl("", "get", "pods", "-l", "app=web", "-o", `jsonpath={range .items[*]}{.metadata.name}={.spec.nodeName}{"\n"}{end}`)
