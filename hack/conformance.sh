@@ -4,8 +4,11 @@
 #   hack/conformance.sh            (root: nothing else needed but the Go module proxy)
 # Builds e2e.test and ginkgo at the version go.mod pins with
 # ../shared/tools/build-upstream.sh (cached under ~/.cache/svcplane-upstream),
-# starts svcplane up on a fresh data dir (--proxy-mode none: the host's
-# rules stay untouched), runs the specs of the files below and stops it.
+# starts `svcplane up --runtime netns --nodes 3` (real pods in network
+# namespaces, an nftables proxy per node) on a fresh data dir inside a
+# network namespace of its own (the host's links, routes and rules stay
+# untouched; the suite runs in there too), runs the specs of the files
+# below and stops it.
 # Specs run in PROCS (default 4) parallel ginkgo processes; [Serial] ones
 # run alone at the end, as upstream's runners do.
 # Env: E2E_TEST (a built e2e.test), GINKGO (the ginkgo CLI), PROCS,
@@ -30,14 +33,20 @@ OUT=${OUT:-$PWD/conformance-out}; mkdir -p "$OUT"
 DATA=$(mktemp -d /tmp/svcplane-conformance-XXXX)
 go build -o "$OUT/svcplane" ./cmd/svcplane
 PORT=${PORT:-16443}
-"$OUT/svcplane" up --data-dir "$DATA" --nodes 3 --proxy-mode none --secure-port "$PORT" \
-  --bind-address 127.0.0.1 --advertise-address 10.203.0.99 > "$OUT/svcplane.log" 2>&1 &
+# The lab's "host": a namespace with loopback and the advertise address.
+NS=svcplane-conformance-$$
+ip netns add "$NS"
+ip -n "$NS" link set lo up
+ip -n "$NS" addr add 10.203.0.99/32 dev lo
+in_ns() { ip netns exec "$NS" "$@"; }
+in_ns "$OUT/svcplane" up --data-dir "$DATA" --nodes 3 --runtime netns --proxy-mode "${PROXY_MODE:-nftables}" \
+  --secure-port "$PORT" --bind-address 0.0.0.0 --advertise-address 10.203.0.99 > "$OUT/svcplane.log" 2>&1 &
 UP=$!
-trap 'kill $UP 2>/dev/null; wait $UP 2>/dev/null; rm -rf "$DATA"' EXIT
+trap 'kill $UP 2>/dev/null; wait $UP 2>/dev/null; ip netns del "$NS"; rm -rf "$DATA"' EXIT
 for _ in $(seq 1 120); do
-  kubectl --kubeconfig "$DATA/kubeconfig" get --raw /readyz >/dev/null 2>&1 && break; sleep 0.5
+  in_ns kubectl --kubeconfig "$DATA/kubeconfig" get --raw /readyz >/dev/null 2>&1 && break; sleep 0.5
 done
-kubectl --kubeconfig "$DATA/kubeconfig" wait --for=condition=Ready node --all --timeout=60s >/dev/null
+in_ns kubectl --kubeconfig "$DATA/kubeconfig" wait --for=condition=Ready node --all --timeout=60s >/dev/null
 files='network/(service|endpointslice|endpointslicemirroring|endpoints|service_cidrs|apiserver)\.go'
 files+='|apps/(deployment|replica_set)\.go'
 files+='|apimachinery/(garbage_collector|namespace|watch|chunking|table_conversion|server_version|discovery|aggregated_discovery|field_validation|validatingadmissionpolicy|mutatingadmissionpolicy)\.go'
@@ -45,7 +54,7 @@ files+='|instrumentation/(events|core_events)\.go|common/node/(configmap|secrets
 set +e
 GINKGO=${GINKGO:-$BIN/ginkgo}
 [ -x "$GINKGO" ] || GINKGO=$(command -v ginkgo)
-"$GINKGO" --procs "${PROCS:-4}" --no-color --timeout "${GINKGO_TIMEOUT:-30m}" \
+in_ns "$GINKGO" --procs "${PROCS:-4}" --no-color --timeout "${GINKGO_TIMEOUT:-30m}" \
   --focus '\[Conformance\]' --focus-file "test/e2e/($files)" \
   ${SKIP_FILES:+--skip-file "test/e2e/($SKIP_FILES)"} \
   --junit-report junit.xml --output-dir "$OUT" \
