@@ -70,10 +70,10 @@ func (p *Plane) build() error {
 	if err := p.Server.AddPreShutdownHook("stop-local-loops", p.loops.stop); err != nil {
 		return err
 	}
-	if err := p.addNodeSimulatorBinding(); err != nil {
+	if err := p.addBinding(nodeSimulatorBinding); err != nil {
 		return err
 	}
-	if err := p.addKubeletClientBinding(); err != nil {
+	if err := p.addBinding(kubeletClientBinding); err != nil {
 		return err
 	}
 	if err := p.addControllers(); err != nil {

@@ -8,10 +8,10 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 )
 
-func TestApplyNodeSimulatorBinding(t *testing.T) {
+func TestApplyBinding(t *testing.T) {
 	c := fake.NewClientset()
 	for i := 0; i < 2; i++ { // applying again changes nothing
-		if err := applyNodeSimulatorBinding(context.Background(), c); err != nil {
+		if err := nodeSimulatorBinding.apply(context.Background(), c); err != nil {
 			t.Fatal(err)
 		}
 	}
