@@ -10,6 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/apiserver/pkg/registry/rest"
 	"k8s.io/apiserver/pkg/storage/names"
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 )
@@ -177,4 +178,13 @@ func bumpGenerationOnSpecChange(obj, old runtime.Object) {
 	if !apiequality.Semantic.DeepEqual(newSpec.Interface(), oldSpec.Interface()) {
 		n.SetGeneration(o.GetGeneration() + 1)
 	}
+}
+
+// NewStrategy returns the create and update strategy the generic store of
+// def uses (for the drift guard, which runs it beside upstream's).
+func NewStrategy(typer runtime.ObjectTyper, def *Definition) interface {
+	rest.RESTCreateStrategy
+	rest.RESTUpdateStrategy
+} {
+	return newStrategy(typer, def)
 }
