@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -244,7 +245,8 @@ func causes(t *testing.T, err error) []string {
 func compareOutcomes(t *testing.T, upstream, ours outcome) {
 	t.Helper()
 	if upstream.defaulted != ours.defaulted {
-		t.Errorf("defaulted object differs\n--- upstream\n%s\n--- svcplane\n%s", upstream.defaulted, ours.defaulted)
+		t.Errorf("defaulted object differs (-upstream +svcplane):\n%s",
+			cmp.Diff(strings.Split(upstream.defaulted, "\n"), strings.Split(ours.defaulted, "\n")))
 	}
 	if strings.Join(upstream.errs, "\n") != strings.Join(ours.errs, "\n") {
 		t.Errorf("errors differ\n--- upstream\n  %s\n--- svcplane\n  %s",
