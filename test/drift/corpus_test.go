@@ -6,16 +6,20 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	genericapirequest "k8s.io/apiserver/pkg/endpoints/request"
 	"k8s.io/apiserver/pkg/registry/rest"
+	storagenames "k8s.io/apiserver/pkg/storage/names"
 	"k8s.io/kubernetes/pkg/api/legacyscheme"
 	"sigs.k8s.io/yaml"
 
@@ -38,13 +42,18 @@ type corpusCase struct {
 	Name   string          `json:"name"`
 	Object json.RawMessage `json:"object"`
 	Old    json.RawMessage `json:"old,omitempty"`
+	// Pending, when set, is the written reason svcplane still differs
+	// from upstream on this case. The case still runs: it must still
+	// differ (a fix makes the test fail until the marker is removed).
+	Pending string `json:"pending,omitempty"`
 }
 
-// outcome is what a client sees of one create or update, and the object
-// after defaulting.
+// outcome is what a client sees of one create or update: the errors, or
+// the object as it would be stored (defaulted and prepared by the
+// strategy).
 type outcome struct {
-	defaulted string
-	errs      []string
+	stored string
+	errs   []string
 }
 
 // TestCorpusMatchesUpstream runs every case of testdata/corpus through
@@ -53,14 +62,16 @@ type outcome struct {
 // svcplane's scheme and the strategy its generic store uses. Both sides
 // go through the generic registry's rest.BeforeCreate / BeforeUpdate, so
 // what differs is the strategies only. The defaulted objects (JSON) and
-// the error causes (field, type, message) must be equal.
+// the error causes (field, type, message) must be equal, and so must the
+// objects as they would be stored (JSON of the external type, after
+// defaulting and the strategy's PrepareForCreate/PrepareForUpdate).
 func TestCorpusMatchesUpstream(t *testing.T) {
 	ours := newOurSide(t)
 	files, err := filepath.Glob("testdata/corpus/*.yaml")
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no corpus: %v", err)
 	}
-	total := 0
+	total, pending := 0, 0
 	for _, file := range files {
 		cf := readCorpus(t, file)
 		k, ok := corpusKinds[cf.Kind]
@@ -77,11 +88,20 @@ func TestCorpusMatchesUpstream(t *testing.T) {
 			t.Run(cf.Kind+"/"+c.Name, func(t *testing.T) {
 				theirs := runUpstream(t, k, c)
 				mine := ours.run(t, k, c)
-				compareOutcomes(t, theirs, mine)
+				diff := compareOutcomes(theirs, mine)
+				switch {
+				case c.Pending == "" && diff != "":
+					t.Error(diff)
+				case c.Pending != "" && diff == "":
+					t.Errorf("matches upstream now: remove its pending marker (%s)", c.Pending)
+				case c.Pending != "":
+					pending++
+					t.Logf("pending: %s\n%s", c.Pending, diff)
+				}
 			})
 		}
 	}
-	t.Logf("%d corpus cases", total)
+	t.Logf("%d corpus cases, %d of them pending", total, pending)
 }
 
 func readCorpus(t *testing.T, file string) corpusFile {
@@ -116,19 +136,18 @@ func runUpstream(t *testing.T, k corpusKind, c corpusCase) outcome {
 	obj := decode(t, k, c.Object)
 	legacyscheme.Scheme.Default(obj)
 	internal := toUpstreamInternal(t, k, obj)
+	ctx := requestContext(k)
+	var err error
+	if c.Old == nil {
+		err = rest.BeforeCreate(k.upstream, ctx, prepareSystemFields(t, internal, k.upstream))
+	} else {
+		old := decode(t, k, c.Old)
+		legacyscheme.Scheme.Default(old)
+		err = rest.BeforeUpdate(k.upstream, ctx, internal, prepareSystemFields(t, toUpstreamInternal(t, k, old), k.upstream))
+	}
 	// What kube-apiserver stores is the internal object converted back
 	// (conversion fills some fields, e.g. a pod's serviceAccount).
-	out := outcome{defaulted: serialize(t, fromUpstreamInternal(t, k, internal))}
-	ctx := requestContext(k)
-	if c.Old == nil {
-		out.errs = causes(t, rest.BeforeCreate(k.upstream, ctx, prepareSystemFields(t, internal)))
-		return out
-	}
-	old := decode(t, k, c.Old)
-	legacyscheme.Scheme.Default(old)
-	oldInternal := toUpstreamInternal(t, k, old)
-	out.errs = causes(t, rest.BeforeUpdate(k.upstream, ctx, internal, prepareSystemFields(t, oldInternal)))
-	return out
+	return outcome{stored: serialize(t, fromUpstreamInternal(t, k, internal)), errs: causes(t, err)}
 }
 
 func toUpstreamInternal(t *testing.T, k corpusKind, obj runtime.Object) runtime.Object {
@@ -178,40 +197,57 @@ func (s ourSide) run(t *testing.T, k corpusKind, c corpusCase) outcome {
 	strategy := resource.NewStrategy(s.scheme, def)
 	obj := decode(t, k, c.Object)
 	s.scheme.Default(obj)
-	out := outcome{defaulted: serialize(t, obj)}
 	ctx := requestContext(k)
+	var err error
 	if c.Old == nil {
-		out.errs = causes(t, rest.BeforeCreate(strategy, ctx, prepareSystemFields(t, obj)))
-		return out
+		err = rest.BeforeCreate(strategy, ctx, prepareSystemFields(t, obj, strategy))
+	} else {
+		old := decode(t, k, c.Old)
+		s.scheme.Default(old)
+		err = rest.BeforeUpdate(strategy, ctx, obj, prepareSystemFields(t, old, strategy))
 	}
-	old := decode(t, k, c.Old)
-	s.scheme.Default(old)
-	out.errs = causes(t, rest.BeforeUpdate(strategy, ctx, obj, prepareSystemFields(t, old)))
-	return out
+	return outcome{stored: serialize(t, obj), errs: causes(t, err)}
 }
 
 // requestContext is the context of a request to the object's namespace
 // ("ns": the corpus puts namespaced objects there).
 func requestContext(k corpusKind) context.Context {
-	ctx := genericapirequest.NewContext()
+	ctx := genericapirequest.WithRequestInfo(genericapirequest.NewContext(), &genericapirequest.RequestInfo{
+		IsResourceRequest: true, APIGroup: k.gvk.Group, APIVersion: k.gvk.Version,
+	})
 	if k.namespaced {
-		ctx = genericapirequest.WithNamespace(ctx, "ns")
+		return genericapirequest.WithNamespace(ctx, "ns")
 	}
-	return ctx
+	return genericapirequest.WithNamespace(ctx, metav1.NamespaceNone)
 }
 
 // prepareSystemFields sets uid and creationTimestamp as the generic store
-// does before rest.BeforeCreate (and as a stored object has them).
-func prepareSystemFields(t *testing.T, obj runtime.Object) runtime.Object {
+// does before rest.BeforeCreate (and as a stored object has them), and
+// generates the name from generateName with the strategy's generator (a
+// random suffix is made "abcde").
+func prepareSystemFields(t *testing.T, obj runtime.Object, gen storagenames.NameGenerator) runtime.Object {
 	t.Helper()
 	m, err := meta.Accessor(obj)
 	if err != nil {
 		t.Fatal(err)
 	}
-	rest.FillObjectMetaSystemFields(m)
+	if base := m.GetGenerateName(); base != "" && m.GetName() == "" {
+		m.SetName(gen.GenerateName(base))
+		if m.GetName() != base {
+			m.SetName(base + "abcde")
+		}
+	}
+	m.SetCreationTimestamp(fixedTime)
 	m.SetUID("8a0e3b1c-0000-4000-8000-000000000001")
 	return obj
 }
+
+// fixedTime stands for "now" in the objects compared.
+var fixedTime = metav1.NewTime(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+
+// transitionTime matches the times a strategy sets from the clock
+// (condition transitions), which differ between two runs.
+var transitionTime = regexp.MustCompile(`"lastTransitionTime": "[^"]*"`)
 
 func serialize(t *testing.T, obj runtime.Object) string {
 	t.Helper()
@@ -219,7 +255,7 @@ func serialize(t *testing.T, obj runtime.Object) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return string(data)
+	return transitionTime.ReplaceAllString(string(data), `"lastTransitionTime": "(now)"`)
 }
 
 // causes reduces a create's or update's error to what a client sees of
@@ -229,6 +265,9 @@ func causes(t *testing.T, err error) []string {
 	t.Helper()
 	if err == nil {
 		return nil
+	}
+	if apierrors.IsInternalError(err) {
+		t.Errorf("internal error (a 500 for the client): %v", err)
 	}
 	status, ok := err.(apierrors.APIStatus)
 	if !ok || status.Status().Reason != "Invalid" || status.Status().Details == nil {
@@ -242,14 +281,16 @@ func causes(t *testing.T, err error) []string {
 	return out
 }
 
-func compareOutcomes(t *testing.T, upstream, ours outcome) {
-	t.Helper()
-	if upstream.defaulted != ours.defaulted {
-		t.Errorf("defaulted object differs (-upstream +svcplane):\n%s",
-			cmp.Diff(strings.Split(upstream.defaulted, "\n"), strings.Split(ours.defaulted, "\n")))
+// compareOutcomes describes how ours differs from upstream ("" when not).
+func compareOutcomes(upstream, ours outcome) string {
+	var b strings.Builder
+	if upstream.stored != ours.stored {
+		fmt.Fprintf(&b, "stored object differs (-upstream +svcplane):\n%s",
+			cmp.Diff(strings.Split(upstream.stored, "\n"), strings.Split(ours.stored, "\n")))
 	}
 	if strings.Join(upstream.errs, "\n") != strings.Join(ours.errs, "\n") {
-		t.Errorf("errors differ\n--- upstream\n  %s\n--- svcplane\n  %s",
+		fmt.Fprintf(&b, "errors differ\n--- upstream\n  %s\n--- svcplane\n  %s",
 			strings.Join(upstream.errs, "\n  "), strings.Join(ours.errs, "\n  "))
 	}
+	return b.String()
 }

@@ -183,6 +183,7 @@ func bumpGenerationOnSpecChange(obj, old runtime.Object) {
 // NewStrategy returns the create and update strategy the generic store of
 // def uses (for the drift guard, which runs it beside upstream's).
 func NewStrategy(typer runtime.ObjectTyper, def *Definition) interface {
+	names.NameGenerator
 	rest.RESTCreateStrategy
 	rest.RESTUpdateStrategy
 } {

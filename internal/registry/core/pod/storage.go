@@ -20,13 +20,9 @@ func Definition() *resource.Definition {
 		GroupVersion: corev1.SchemeGroupVersion, Kind: "Pod",
 		Resource: "pods", Singular: "pod", Namespaced: true,
 		ShortNames: []string{"po"}, Categories: []string{"all"},
-		New:     func() runtime.Object { return &corev1.Pod{} },
-		NewList: func() runtime.Object { return &corev1.PodList{} },
-		Default: func(obj runtime.Object) {
-			p := obj.(*corev1.Pod)
-			DefaultPodSpec(&p.Spec)
-			DefaultPodIPs(&p.Status)
-		},
+		New:        func() runtime.Object { return &corev1.Pod{} },
+		NewList:    func() runtime.Object { return &corev1.PodList{} },
+		Default:    func(obj runtime.Object) { DefaultPod(obj.(*corev1.Pod)) },
 		Generation: true,
 		Status:     &resource.StatusDefinition{},
 		PrepareForCreate: func(ctx context.Context, obj runtime.Object) {
