@@ -6,7 +6,6 @@ import (
 
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/meta"
-	apivalidation "k8s.io/apimachinery/pkg/api/validation"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -63,20 +62,14 @@ func (s *strategy) Validate(ctx context.Context, obj runtime.Object) field.Error
 	return errs
 }
 
-func (s *strategy) validateMeta(obj runtime.Object) field.ErrorList {
-	m, err := meta.Accessor(obj)
-	if err != nil {
-		return field.ErrorList{field.InternalError(field.NewPath("metadata"), err)}
-	}
-	nameFn := s.def.NameValidation
-	if nameFn == nil {
-		nameFn = apivalidation.NameIsDNSSubdomain
-	}
-	return apivalidation.ValidateObjectMetaAccessor(m, s.def.Namespaced, nameFn, field.NewPath("metadata"))
-}
-
 func (s *strategy) ValidateUpdate(ctx context.Context, obj, old runtime.Object) field.ErrorList {
-	errs := s.validateMetaUpdate(obj, old)
+	var errs field.ErrorList
+	if s.def.UpdateMeta != UpdateMetaNew {
+		errs = append(errs, s.validateMetaUpdate(obj, old)...)
+	}
+	if s.def.UpdateMeta != UpdateMetaTransition {
+		errs = append(errs, s.validateMeta(obj)...)
+	}
 	switch {
 	case s.def.ValidateUpdate != nil:
 		errs = append(errs, s.def.ValidateUpdate(ctx, obj, old)...)
@@ -86,20 +79,15 @@ func (s *strategy) ValidateUpdate(ctx context.Context, obj, old runtime.Object) 
 	return errs
 }
 
-func (s *strategy) validateMetaUpdate(obj, old runtime.Object) field.ErrorList {
-	m, err1 := meta.Accessor(obj)
-	o, err2 := meta.Accessor(old)
-	if err1 != nil || err2 != nil {
-		return field.ErrorList{field.InternalError(field.NewPath("metadata"), err1)}
-	}
-	return apivalidation.ValidateObjectMetaAccessorUpdate(m, o, field.NewPath("metadata"))
-}
-
 func (s *strategy) WarningsOnCreate(ctx context.Context, obj runtime.Object) []string { return nil }
 func (s *strategy) WarningsOnUpdate(ctx context.Context, obj, old runtime.Object) []string {
 	return nil
 }
-func (s *strategy) Canonicalize(obj runtime.Object) {}
+func (s *strategy) Canonicalize(obj runtime.Object) {
+	if s.def.Canonicalize != nil {
+		s.def.Canonicalize(obj)
+	}
+}
 
 // CheckGracefulDelete implements rest.RESTGracefulDeleteStrategy.
 func (s *strategy) CheckGracefulDelete(ctx context.Context, obj runtime.Object, options *metav1.DeleteOptions) bool {

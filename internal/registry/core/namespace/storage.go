@@ -34,9 +34,12 @@ func Definition() *resource.Definition {
 			// Only /finalize changes spec.finalizers.
 			obj.(*corev1.Namespace).Spec.Finalizers = old.(*corev1.Namespace).Spec.Finalizers
 		},
+		// The label of a generated name is set once the name is known.
+		Canonicalize: func(obj runtime.Object) { Default(obj.(*corev1.Namespace)) },
 		Validate: func(ctx context.Context, obj runtime.Object) field.ErrorList {
 			return validateFinalizers(obj.(*corev1.Namespace))
 		},
+
 		FieldLabelNames: []string{"status.phase"},
 		// Upstream's NamespaceToSelectableFields also sets "name" (kept for
 		// backward compatibility, though the conversion refuses the label).
@@ -54,9 +57,13 @@ func Definition() *resource.Definition {
 	}
 }
 
-// Default sets the kubernetes.io/metadata.name label to the name, as
-// upstream's SetDefaults_Namespace does.
+// Default sets the kubernetes.io/metadata.name label to the name and the
+// phase to Active when unset, as upstream's SetDefaults_Namespace and
+// SetDefaults_NamespaceStatus do.
 func Default(ns *corev1.Namespace) {
+	if ns.Status.Phase == "" {
+		ns.Status.Phase = corev1.NamespaceActive
+	}
 	if ns.Name == "" {
 		return
 	}
@@ -77,9 +84,11 @@ func hasFinalizer(ns *corev1.Namespace, f corev1.FinalizerName) bool {
 
 func validateFinalizers(ns *corev1.Namespace) field.ErrorList {
 	var errs field.ErrorList
-	for i, f := range ns.Spec.Finalizers {
-		p := field.NewPath("spec", "finalizers").Index(i)
+	// Upstream reports every spec finalizer at spec.finalizers (no index).
+	p := field.NewPath("spec", "finalizers")
+	for _, f := range ns.Spec.Finalizers {
 		errs = append(errs, apivalidation.ValidateFinalizerName(string(f), p)...)
+		errs = append(errs, resource.ValidateKubeFinalizerName(string(f), p)...)
 	}
 	return errs
 }

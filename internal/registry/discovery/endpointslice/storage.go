@@ -20,6 +20,7 @@ func Definition() *resource.Definition {
 	return &resource.Definition{
 		GroupVersion: discoveryv1.SchemeGroupVersion, Kind: "EndpointSlice",
 		Resource: "endpointslices", Singular: "endpointslice", Namespaced: true,
+		UpdateMeta: resource.UpdateMetaNew,
 		PrepareForCreate: func(ctx context.Context, obj runtime.Object) {
 			s := obj.(*discoveryv1.EndpointSlice)
 			s.Generation = 1
