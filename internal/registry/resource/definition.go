@@ -37,6 +37,10 @@ type Definition struct {
 	StoredAs    *schema.GroupVersionResource
 	Conversions func(*runtime.Scheme) error
 
+	// KeepGenerateName makes metadata.generateName the name as is, without
+	// a random suffix (upstream's IP addresses).
+	KeepGenerateName bool
+
 	// NameValidation checks metadata.name; nil means DNS-1123 subdomain.
 	NameValidation apivalidation.ValidateNameFunc
 

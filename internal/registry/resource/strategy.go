@@ -23,8 +23,17 @@ type strategy struct {
 }
 
 func newStrategy(typer runtime.ObjectTyper, def *Definition) *strategy {
-	return &strategy{ObjectTyper: typer, NameGenerator: names.SimpleNameGenerator, def: def}
+	var gen names.NameGenerator = names.SimpleNameGenerator
+	if def.KeepGenerateName {
+		gen = keepName{}
+	}
+	return &strategy{ObjectTyper: typer, NameGenerator: gen, def: def}
 }
+
+// keepName generates the base name itself.
+type keepName struct{}
+
+func (keepName) GenerateName(base string) string { return base }
 
 func (s *strategy) NamespaceScoped() bool { return s.def.Namespaced }
 
