@@ -35,6 +35,9 @@ func Definition() *resource.Definition {
 			s := &obj.(*appsv1.ReplicaSet).Spec
 			return workload.ValidateReplicasAndTemplate(s.Replicas, s.Selector, &s.Template, s.MinReadySeconds, field.NewPath("spec"))
 		},
+		// Upstream's ValidateReplicaSetUpdate: the metadata's transition,
+		// the new spec, an unchanged selector.
+		UpdateMeta: resource.UpdateMetaTransition,
 		ValidateUpdate: func(ctx context.Context, obj, old runtime.Object) field.ErrorList {
 			s := &obj.(*appsv1.ReplicaSet).Spec
 			errs := workload.ValidateReplicasAndTemplate(s.Replicas, s.Selector, &s.Template, s.MinReadySeconds, field.NewPath("spec"))
