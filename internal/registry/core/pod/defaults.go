@@ -1,15 +1,15 @@
 package pod
 
 import (
-	"strings"
-
+	"github.com/distribution/reference"
 	corev1 "k8s.io/api/core/v1"
 )
 
 // DefaultPod fills in what upstream's v1 defaulting gives a Pod (and not
 // a pod template): the spec's defaults, requests from limits, enable
-// service links, host ports under hostNetwork, and the
-// serviceAccount/serviceAccountName alias of the v1 conversion.
+// service links, host ports under hostNetwork, and what the v1
+// conversion does (the serviceAccount/serviceAccountName alias, a
+// negative grace period made 1).
 func DefaultPod(p *corev1.Pod) {
 	DefaultPodSpec(&p.Spec)
 	for _, cs := range [][]corev1.Container{p.Spec.InitContainers, p.Spec.Containers} {
@@ -27,6 +27,11 @@ func DefaultPod(p *corev1.Pod) {
 	}
 	if p.Spec.ServiceAccountName == "" {
 		p.Spec.ServiceAccountName = p.Spec.DeprecatedServiceAccount
+	}
+	// A Pod's negative grace period is 1 (upstream's v1 Pod conversion).
+	if g := p.Spec.TerminationGracePeriodSeconds; g != nil && *g < 0 {
+		one := int64(1)
+		p.Spec.TerminationGracePeriodSeconds = &one
 	}
 	p.Spec.DeprecatedServiceAccount = p.Spec.ServiceAccountName
 	DefaultPodIPs(&p.Status)
@@ -71,7 +76,7 @@ func DefaultPodSpec(spec *corev1.PodSpec) {
 func defaultContainer(c *corev1.Container) {
 	if c.ImagePullPolicy == "" {
 		c.ImagePullPolicy = corev1.PullIfNotPresent
-		if tag := imageTag(c.Image); tag == "" || tag == "latest" {
+		if imageTag(c.Image) == "latest" {
 			c.ImagePullPolicy = corev1.PullAlways
 		}
 	}
@@ -229,15 +234,19 @@ func defaultHostNetworkPorts(cs []corev1.Container) {
 	}
 }
 
-// imageTag returns the tag of an image reference ("" when it has a digest
-// or no tag).
+// imageTag returns the tag of an image reference as upstream's
+// ParseImageName: "latest" when it has neither tag nor digest, "" when it
+// has only a digest or does not parse.
 func imageTag(image string) string {
-	if strings.Contains(image, "@") {
-		return "digest"
+	named, err := reference.ParseNormalizedNamed(image)
+	if err != nil {
+		return ""
 	}
-	slash := strings.LastIndex(image, "/")
-	if colon := strings.LastIndex(image, ":"); colon > slash {
-		return image[colon+1:]
+	if t, ok := named.(reference.Tagged); ok {
+		return t.Tag()
 	}
-	return ""
+	if _, ok := named.(reference.Digested); ok {
+		return ""
+	}
+	return "latest"
 }

@@ -1,6 +1,7 @@
 package pod
 
 import (
+	"fmt"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -58,6 +59,107 @@ func ValidateResourceQuantityValue(name corev1.ResourceName, q resource.Quantity
 func ValidateNonnegativeQuantity(q resource.Quantity, fld *field.Path) field.ErrorList {
 	if q.Cmp(resource.Quantity{}) < 0 {
 		return field.ErrorList{field.Invalid(fld, q.String(), apivalidation.IsNegativeErrorMsg)}
+	}
+	return nil
+}
+
+// standardContainerResources are the native resources a container may
+// request (hugepages-* besides).
+var standardContainerResources = map[corev1.ResourceName]bool{
+	corev1.ResourceCPU: true, corev1.ResourceMemory: true, corev1.ResourceEphemeralStorage: true,
+}
+
+// validateContainerResourceName: a qualified name; without a domain a
+// container resource, with one an extended resource (upstream's
+// validateContainerResourceName, which also runs the generic standard
+// resource check).
+func validateContainerResourceName(name corev1.ResourceName, fld *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	for _, msg := range validation.IsQualifiedName(string(name)) {
+		errs = append(errs, field.Invalid(fld, name, msg))
+	}
+	unprefixed := !strings.Contains(string(name), "/")
+	if len(errs) == 0 && unprefixed && !isStandardResourceName(name) {
+		errs = append(errs, field.Invalid(fld, name, "must be a standard resource type or fully qualified"))
+	}
+	switch {
+	case unprefixed && !standardContainerResources[name] && !IsHugePageResourceName(name):
+		errs = append(errs, field.Invalid(fld, name, "must be a standard resource for containers"))
+	case !unprefixed && !IsNativeResource(name) && !IsExtendedResourceName(name):
+		errs = append(errs, field.Invalid(fld, name, "doesn't follow extended resource name standard"))
+	}
+	return errs
+}
+
+// standardResources are upstream's standard resource names (quota ones
+// included).
+var standardResources = map[corev1.ResourceName]bool{
+	corev1.ResourceCPU: true, corev1.ResourceMemory: true, corev1.ResourceEphemeralStorage: true,
+	corev1.ResourceRequestsCPU: true, corev1.ResourceRequestsMemory: true, corev1.ResourceRequestsEphemeralStorage: true,
+	corev1.ResourceLimitsCPU: true, corev1.ResourceLimitsMemory: true, corev1.ResourceLimitsEphemeralStorage: true,
+	corev1.ResourcePods: true, corev1.ResourceQuotas: true, corev1.ResourceServices: true,
+	corev1.ResourceReplicationControllers: true, corev1.ResourceSecrets: true,
+	corev1.ResourcePersistentVolumeClaims: true, corev1.ResourceConfigMaps: true, corev1.ResourceStorage: true,
+	corev1.ResourceRequestsStorage: true, corev1.ResourceServicesNodePorts: true, corev1.ResourceServicesLoadBalancers: true,
+}
+
+func isStandardResourceName(name corev1.ResourceName) bool {
+	return standardResources[name] || strings.HasPrefix(string(name), corev1.ResourceHugePagesPrefix) ||
+		strings.HasPrefix(string(name), corev1.ResourceRequestsHugePagesPrefix)
+}
+
+// isOvercommitAllowed: native resources but hugepages may be requested
+// below their limit.
+func isOvercommitAllowed(name corev1.ResourceName) bool {
+	return IsNativeResource(name) && !IsHugePageResourceName(name)
+}
+
+// validateResourceRequirements checks a container's requests and limits
+// as upstream's validateResourceRequirements.
+func validateResourceRequirements(r *corev1.ResourceRequirements, fld *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	limPath, reqPath := fld.Child("limits"), fld.Child("requests")
+	cpuOrMemory, hugePages := false, false
+	for name, q := range r.Limits {
+		p := limPath.Key(string(name))
+		errs = append(errs, validateContainerResourceName(name, p)...)
+		errs = append(errs, ValidateResourceQuantityValue(name, q, p)...)
+		if IsHugePageResourceName(name) {
+			hugePages = true
+			errs = append(errs, validateHugePageValue(name, q, p)...)
+		}
+		cpuOrMemory = cpuOrMemory || isQOSResource(name)
+	}
+	for name, q := range r.Requests {
+		p := reqPath.Key(string(name))
+		errs = append(errs, validateContainerResourceName(name, p)...)
+		errs = append(errs, ValidateResourceQuantityValue(name, q, p)...)
+		if lim, ok := r.Limits[name]; ok {
+			if q.Cmp(lim) != 0 && !isOvercommitAllowed(name) {
+				errs = append(errs, field.Invalid(reqPath, q.String(), fmt.Sprintf("must be equal to %s limit of %s", name, lim.String())))
+			} else if q.Cmp(lim) > 0 {
+				errs = append(errs, field.Invalid(reqPath, q.String(), fmt.Sprintf("must be less than or equal to %s limit of %s", name, lim.String())))
+			}
+		} else if !isOvercommitAllowed(name) {
+			errs = append(errs, field.Required(limPath, "Limit must be set for non overcommitable resources"))
+		}
+		if IsHugePageResourceName(name) {
+			hugePages = true
+			errs = append(errs, validateHugePageValue(name, q, p)...)
+		}
+		cpuOrMemory = cpuOrMemory || isQOSResource(name)
+	}
+	if !cpuOrMemory && hugePages {
+		errs = append(errs, field.Forbidden(fld, "HugePages require cpu or memory"))
+	}
+	return errs
+}
+
+// validateHugePageValue: a whole multiple of the page size.
+func validateHugePageValue(name corev1.ResourceName, q resource.Quantity, fld *field.Path) field.ErrorList {
+	size, err := resource.ParseQuantity(strings.TrimPrefix(string(name), corev1.ResourceHugePagesPrefix))
+	if err != nil || size.Sign() <= 0 || size.MilliValue()%1000 != 0 || q.Value()%size.Value() != 0 {
+		return field.ErrorList{field.Invalid(fld, q.String(), fmt.Sprintf("%s is not positive integer multiple of %s", q.String(), name))}
 	}
 	return nil
 }

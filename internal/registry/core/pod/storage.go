@@ -27,12 +27,11 @@ func Definition() *resource.Definition {
 		Status:     &resource.StatusDefinition{},
 		PrepareForCreate: func(ctx context.Context, obj runtime.Object) {
 			p := obj.(*corev1.Pod)
-			p.Status = corev1.PodStatus{Phase: corev1.PodPending, QOSClass: qosClass(&p.Spec)}
+			p.Status = corev1.PodStatus{Phase: corev1.PodPending, QOSClass: ComputeQOS(&p.Spec)}
 			applySchedulingGatedCondition(p)
 		},
 		Validate: func(ctx context.Context, obj runtime.Object) field.ErrorList {
-			spec := &obj.(*corev1.Pod).Spec
-			return append(ValidatePodSpec(spec, field.NewPath("spec")), validateGatesOnCreate(spec, field.NewPath("spec"))...)
+			return validatePodCreate(obj.(*corev1.Pod))
 		},
 		ValidateUpdate:      validateUpdate,
 		CheckGracefulDelete: checkGracefulDelete,
@@ -82,7 +81,7 @@ func fieldLabels(obj runtime.Object) fields.Set {
 // apart from a few fields.
 func validateUpdate(ctx context.Context, obj, old runtime.Object) field.ErrorList {
 	p, o := obj.(*corev1.Pod), old.(*corev1.Pod)
-	errs := ValidatePodSpec(&p.Spec, field.NewPath("spec"))
+	errs := validatePod(p)
 	mutable := o.Spec.DeepCopy()
 	for i := range mutable.Containers {
 		if i < len(p.Spec.Containers) {
@@ -164,40 +163,6 @@ func checkGracefulDelete(ctx context.Context, obj runtime.Object, options *metav
 		period = 1
 	}
 	options.GracePeriodSeconds = &period
-	return true
-}
-
-func qosClass(spec *corev1.PodSpec) corev1.PodQOSClass {
-	requests, limits := false, true
-	for _, c := range spec.Containers {
-		if len(c.Resources.Requests) > 0 || len(c.Resources.Limits) > 0 {
-			requests = true
-		}
-		if len(c.Resources.Limits) == 0 {
-			limits = false
-		}
-	}
-	switch {
-	case !requests:
-		return corev1.PodQOSBestEffort
-	case limits && guaranteed(spec):
-		return corev1.PodQOSGuaranteed
-	}
-	return corev1.PodQOSBurstable
-}
-
-func guaranteed(spec *corev1.PodSpec) bool {
-	for _, c := range spec.Containers {
-		for _, r := range []corev1.ResourceName{corev1.ResourceCPU, corev1.ResourceMemory} {
-			l, ok := c.Resources.Limits[r]
-			if !ok {
-				return false
-			}
-			if q, ok := c.Resources.Requests[r]; ok && q.Cmp(l) != 0 {
-				return false
-			}
-		}
-	}
 	return true
 }
 
