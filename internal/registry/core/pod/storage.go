@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
-	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -77,35 +76,6 @@ func fieldLabels(obj runtime.Object) fields.Set {
 	}
 }
 
-// validateUpdate enforces upstream's rule that a pod's spec is immutable
-// apart from a few fields.
-func validateUpdate(ctx context.Context, obj, old runtime.Object) field.ErrorList {
-	p, o := obj.(*corev1.Pod), old.(*corev1.Pod)
-	errs := validatePod(p)
-	mutable := o.Spec.DeepCopy()
-	for i := range mutable.Containers {
-		if i < len(p.Spec.Containers) {
-			mutable.Containers[i].Image = p.Spec.Containers[i].Image
-		}
-	}
-	for i := range mutable.InitContainers {
-		if i < len(p.Spec.InitContainers) {
-			mutable.InitContainers[i].Image = p.Spec.InitContainers[i].Image
-		}
-	}
-	mutable.ActiveDeadlineSeconds = p.Spec.ActiveDeadlineSeconds
-	mutable.Tolerations = p.Spec.Tolerations
-	mutable.TerminationGracePeriodSeconds = p.Spec.TerminationGracePeriodSeconds
-	errs = append(errs, validateOnlyDeletedSchedulingGates(p.Spec.SchedulingGates, o.Spec.SchedulingGates,
-		field.NewPath("spec", "schedulingGates"))...)
-	mutable.SchedulingGates = p.Spec.SchedulingGates
-	if !apiequality.Semantic.DeepEqual(mutable, &p.Spec) {
-		errs = append(errs, field.Forbidden(field.NewPath("spec"),
-			"pod updates may not change fields other than `spec.containers[*].image`,`spec.initContainers[*].image`,`spec.activeDeadlineSeconds`,`spec.tolerations` (only additions to existing tolerations),`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously negative)"))
-	}
-	return errs
-}
-
 // SchedulingGatedMessage is the message of the PodScheduled condition of a
 // pod created with scheduling gates.
 const SchedulingGatedMessage = "Scheduling is blocked due to non-empty scheduling gates"
@@ -126,23 +96,6 @@ func applySchedulingGatedCondition(p *corev1.Pod) {
 	p.Status.Conditions = append(p.Status.Conditions, corev1.PodCondition{Type: corev1.PodScheduled,
 		Status: corev1.ConditionFalse, Reason: corev1.PodReasonSchedulingGated, Message: SchedulingGatedMessage,
 		LastTransitionTime: metav1.Now()})
-}
-
-// validateOnlyDeletedSchedulingGates: an update may remove scheduling gates,
-// never add one (upstream's message).
-func validateOnlyDeletedSchedulingGates(gates, old []corev1.PodSchedulingGate, path *field.Path) field.ErrorList {
-	had := map[string]bool{}
-	for _, g := range old {
-		had[g.Name] = true
-	}
-	var errs field.ErrorList
-	for i, g := range gates {
-		if !had[g.Name] {
-			errs = append(errs, field.Forbidden(path.Index(i).Child("name"),
-				fmt.Sprintf("only deletion is allowed, but found new scheduling gate '%s'", g.Name)))
-		}
-	}
-	return errs
 }
 
 // checkGracefulDelete gives pods their termination grace period, except
