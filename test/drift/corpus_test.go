@@ -134,9 +134,9 @@ func decode(t *testing.T, k corpusKind, raw json.RawMessage) runtime.Object {
 func runUpstream(t *testing.T, k corpusKind, c corpusCase) outcome {
 	t.Helper()
 	obj := decode(t, k, c.Object)
+	ctx := requestContext(k, obj)
 	legacyscheme.Scheme.Default(obj)
 	internal := toUpstreamInternal(t, k, obj)
-	ctx := requestContext(k)
 	var err error
 	if c.Old == nil {
 		err = rest.BeforeCreate(k.upstream, ctx, prepareSystemFields(t, internal, k.upstream))
@@ -196,8 +196,8 @@ func (s ourSide) run(t *testing.T, k corpusKind, c corpusCase) outcome {
 	}
 	strategy := resource.NewStrategy(s.scheme, def)
 	obj := decode(t, k, c.Object)
+	ctx := requestContext(k, obj)
 	s.scheme.Default(obj)
-	ctx := requestContext(k)
 	var err error
 	if c.Old == nil {
 		err = rest.BeforeCreate(strategy, ctx, prepareSystemFields(t, obj, strategy))
@@ -209,14 +209,18 @@ func (s ourSide) run(t *testing.T, k corpusKind, c corpusCase) outcome {
 	return outcome{stored: serialize(t, obj), errs: causes(t, err)}
 }
 
-// requestContext is the context of a request to the object's namespace
-// ("ns": the corpus puts namespaced objects there).
-func requestContext(k corpusKind) context.Context {
+// requestContext is the context of a request to the object's namespace,
+// as a client sends it (to "ns" when the object names none).
+func requestContext(k corpusKind, obj runtime.Object) context.Context {
 	ctx := genericapirequest.WithRequestInfo(genericapirequest.NewContext(), &genericapirequest.RequestInfo{
 		IsResourceRequest: true, APIGroup: k.gvk.Group, APIVersion: k.gvk.Version,
 	})
 	if k.namespaced {
-		return genericapirequest.WithNamespace(ctx, "ns")
+		ns := "ns"
+		if m, err := meta.Accessor(obj); err == nil && m.GetNamespace() != "" {
+			ns = m.GetNamespace()
+		}
+		return genericapirequest.WithNamespace(ctx, ns)
 	}
 	return genericapirequest.WithNamespace(ctx, metav1.NamespaceNone)
 }

@@ -10,6 +10,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
+	"github.com/svcplane/svcplane/internal/registry/resource"
+
 	"github.com/svcplane/svcplane/internal/registry/core/pod"
 )
 
@@ -33,7 +35,7 @@ func validate(n *corev1.Node) field.ErrorList {
 	cidrs := n.Spec.PodCIDRs
 	p := field.NewPath("spec", "podCIDRs")
 	for i, c := range cidrs {
-		errs = append(errs, validation.IsValidCIDRForLegacyField(p.Index(i), c, false, nil)...)
+		errs = append(errs, validation.IsValidCIDRForLegacyField(p.Index(i), c, resource.StrictIPCIDRValidation, nil)...)
 	}
 	if len(cidrs) > 1 && (len(cidrs) > 2 || !dualStack(cidrs[0], cidrs[1])) {
 		errs = append(errs, field.Invalid(p, cidrs, "may specify no more than one CIDR for each IP family"))

@@ -12,6 +12,8 @@ import (
 	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/svcplane/svcplane/internal/registry/resource"
 )
 
 // Upstream's limits of a pod's DNS config.
@@ -64,7 +66,7 @@ func ValidatePodSpec(spec *corev1.PodSpec, fld *field.Path, isPod bool) field.Er
 	}
 	for i, a := range spec.HostAliases {
 		p := fld.Child("hostAliases").Index(i)
-		errs = append(errs, validation.IsValidIPForLegacyField(p.Child("ip"), a.IP, false, nil)...)
+		errs = append(errs, validation.IsValidIPForLegacyField(p.Child("ip"), a.IP, resource.StrictIPCIDRValidation, nil)...)
 		for j, h := range a.Hostnames {
 			errs = append(errs, validateDNS1123Subdomain(h, p.Child("hostnames").Index(j))...)
 		}
@@ -181,7 +183,7 @@ func validateDNSConfig(c *corev1.PodDNSConfig, policy corev1.DNSPolicy, fld *fie
 		errs = append(errs, field.Invalid(fld.Child("nameservers"), c.Nameservers, fmt.Sprintf("must not have more than %v nameservers", maxDNSNameservers)))
 	}
 	for i, ns := range c.Nameservers {
-		errs = append(errs, validation.IsValidIPForLegacyField(fld.Child("nameservers").Index(i), ns, false, nil)...)
+		errs = append(errs, validation.IsValidIPForLegacyField(fld.Child("nameservers").Index(i), ns, resource.StrictIPCIDRValidation, nil)...)
 	}
 	if len(c.Searches) > maxDNSSearchPaths {
 		errs = append(errs, field.Invalid(fld.Child("searches"), c.Searches, fmt.Sprintf("must not have more than %v search paths", maxDNSSearchPaths)))

@@ -18,7 +18,7 @@ func Definition() *resource.Definition {
 		GroupVersion: corev1.SchemeGroupVersion, Kind: "Service",
 		Resource: "services", Singular: "service", Namespaced: true,
 		ShortNames: []string{"svc"}, Categories: []string{"all"},
-		EtcdPrefix:     "services/specs",
+		EtcdPrefix: "services/specs",
 		// RelaxedServiceNameValidation (on in 1.36): an RFC 1123 label.
 		NameValidation: apivalidation.NameIsDNSLabel,
 		New:            func() runtime.Object { return &corev1.Service{} },

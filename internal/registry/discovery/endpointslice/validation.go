@@ -11,6 +11,8 @@ import (
 	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/svcplane/svcplane/internal/registry/resource"
 )
 
 // Upstream's limits (pkg/apis/discovery/validation).
@@ -88,7 +90,7 @@ func validateAddress(t discoveryv1.AddressType, a string, list, fld *field.Path)
 	case discoveryv1.AddressTypeIPv4, discoveryv1.AddressTypeIPv6:
 		var errs field.ErrorList
 		if t == discoveryv1.AddressTypeIPv4 {
-			errs = validation.IsValidIPForLegacyField(fld, a, false, nil)
+			errs = validation.IsValidIPForLegacyField(fld, a, resource.StrictIPCIDRValidation, nil)
 		} else {
 			errs = validation.IsValidIP(fld, a)
 		}
