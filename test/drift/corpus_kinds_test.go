@@ -5,7 +5,9 @@ import (
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
+	eventsv1 "k8s.io/api/events/v1"
 	networkingv1 "k8s.io/api/networking/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apiserver/pkg/registry/rest"
@@ -13,20 +15,30 @@ import (
 	_ "k8s.io/kubernetes/pkg/apis/coordination/install"
 	_ "k8s.io/kubernetes/pkg/apis/core/install"
 	_ "k8s.io/kubernetes/pkg/apis/discovery/install"
+	_ "k8s.io/kubernetes/pkg/apis/events/install"
 	_ "k8s.io/kubernetes/pkg/apis/networking/install"
+	_ "k8s.io/kubernetes/pkg/apis/rbac/install"
 	deploymentstore "k8s.io/kubernetes/pkg/registry/apps/deployment"
 	replicasetstore "k8s.io/kubernetes/pkg/registry/apps/replicaset"
 	leasestore "k8s.io/kubernetes/pkg/registry/coordination/lease"
 	configmapstore "k8s.io/kubernetes/pkg/registry/core/configmap"
+	endpointsstore "k8s.io/kubernetes/pkg/registry/core/endpoint"
 	eventstore "k8s.io/kubernetes/pkg/registry/core/event"
 	namespacestore "k8s.io/kubernetes/pkg/registry/core/namespace"
 	nodestore "k8s.io/kubernetes/pkg/registry/core/node"
 	podstore "k8s.io/kubernetes/pkg/registry/core/pod"
+	podtemplatestore "k8s.io/kubernetes/pkg/registry/core/podtemplate"
+	rcstore "k8s.io/kubernetes/pkg/registry/core/replicationcontroller"
 	secretstore "k8s.io/kubernetes/pkg/registry/core/secret"
 	servicestore "k8s.io/kubernetes/pkg/registry/core/service"
+	serviceaccountstore "k8s.io/kubernetes/pkg/registry/core/serviceaccount"
 	endpointslicestore "k8s.io/kubernetes/pkg/registry/discovery/endpointslice"
 	ipaddressstore "k8s.io/kubernetes/pkg/registry/networking/ipaddress"
 	servicecidrstore "k8s.io/kubernetes/pkg/registry/networking/servicecidr"
+	clusterrolestore "k8s.io/kubernetes/pkg/registry/rbac/clusterrole"
+	clusterrolebindingstore "k8s.io/kubernetes/pkg/registry/rbac/clusterrolebinding"
+	rolestore "k8s.io/kubernetes/pkg/registry/rbac/role"
+	rolebindingstore "k8s.io/kubernetes/pkg/registry/rbac/rolebinding"
 )
 
 // upstreamStrategy is what kube-apiserver's generic store of a kind
@@ -72,4 +84,25 @@ var corpusKinds = map[string]corpusKind{
 		func() runtime.Object { return &networkingv1.ServiceCIDR{} }, servicecidrstore.Strategy},
 	"IPAddress": {networkingv1.SchemeGroupVersion.WithKind("IPAddress"), false,
 		func() runtime.Object { return &networkingv1.IPAddress{} }, ipaddressstore.Strategy},
+
+	// Served kinds beyond the thirteen the issue names: a few cases each,
+	// for the metadata rules they share with the others.
+	"ReplicationController": {corev1.SchemeGroupVersion.WithKind("ReplicationController"), true,
+		func() runtime.Object { return &corev1.ReplicationController{} }, rcstore.Strategy},
+	"PodTemplate": {corev1.SchemeGroupVersion.WithKind("PodTemplate"), true,
+		func() runtime.Object { return &corev1.PodTemplate{} }, podtemplatestore.Strategy},
+	"Endpoints": {corev1.SchemeGroupVersion.WithKind("Endpoints"), true,
+		func() runtime.Object { return &corev1.Endpoints{} }, endpointsstore.Strategy},
+	"ServiceAccount": {corev1.SchemeGroupVersion.WithKind("ServiceAccount"), true,
+		func() runtime.Object { return &corev1.ServiceAccount{} }, serviceaccountstore.Strategy},
+	"Event.events.k8s.io": {eventsv1.SchemeGroupVersion.WithKind("Event"), true,
+		func() runtime.Object { return &eventsv1.Event{} }, eventstore.Strategy},
+	"Role": {rbacv1.SchemeGroupVersion.WithKind("Role"), true,
+		func() runtime.Object { return &rbacv1.Role{} }, rolestore.Strategy},
+	"ClusterRole": {rbacv1.SchemeGroupVersion.WithKind("ClusterRole"), false,
+		func() runtime.Object { return &rbacv1.ClusterRole{} }, clusterrolestore.Strategy},
+	"RoleBinding": {rbacv1.SchemeGroupVersion.WithKind("RoleBinding"), true,
+		func() runtime.Object { return &rbacv1.RoleBinding{} }, rolebindingstore.Strategy},
+	"ClusterRoleBinding": {rbacv1.SchemeGroupVersion.WithKind("ClusterRoleBinding"), false,
+		func() runtime.Object { return &rbacv1.ClusterRoleBinding{} }, clusterrolebindingstore.Strategy},
 }

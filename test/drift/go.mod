@@ -67,6 +67,7 @@ replace k8s.io/sample-apiserver => k8s.io/sample-apiserver v0.36.3
 replace k8s.io/streaming => k8s.io/streaming v0.36.3
 
 require (
+	github.com/google/go-cmp v0.7.0
 	github.com/svcplane/svcplane v0.0.0
 	gopkg.in/go-jose/go-jose.v2 v2.6.3
 	k8s.io/api v0.36.3
@@ -109,7 +110,6 @@ require (
 	github.com/google/btree v1.1.3 // indirect
 	github.com/google/cel-go v0.26.0 // indirect
 	github.com/google/gnostic-models v0.7.0 // indirect
-	github.com/google/go-cmp v0.7.0 // indirect
 	github.com/google/uuid v1.6.0 // indirect
 	github.com/gorilla/websocket v1.5.4-0.20250319132907-e064f32e3674 // indirect
 	github.com/grpc-ecosystem/go-grpc-middleware/providers/prometheus v1.1.0 // indirect
