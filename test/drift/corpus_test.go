@@ -79,6 +79,7 @@ func TestCorpusMatchesUpstream(t *testing.T) {
 			t.Fatalf("%s: unknown kind %q", file, cf.Kind)
 		}
 		seen := map[string]bool{}
+		accepted, rejected := 0, 0
 		for _, c := range cf.Cases {
 			if seen[c.Name] {
 				t.Fatalf("%s: case %q twice", file, c.Name)
@@ -88,6 +89,11 @@ func TestCorpusMatchesUpstream(t *testing.T) {
 			t.Run(cf.Kind+"/"+c.Name, func(t *testing.T) {
 				theirs := runUpstream(t, k, c)
 				mine := ours.run(t, k, c)
+				if len(theirs.errs) == 0 {
+					accepted++
+				} else {
+					rejected++
+				}
 				diff := compareOutcomes(theirs, mine)
 				switch {
 				case c.Pending == "" && diff != "":
@@ -100,6 +106,11 @@ func TestCorpusMatchesUpstream(t *testing.T) {
 				}
 			})
 		}
+		// A file tells valid objects from invalid ones only if it has both.
+		if accepted == 0 || rejected == 0 {
+			t.Errorf("%s: upstream accepts %d cases and rejects %d; a kind needs both", file, accepted, rejected)
+		}
+		t.Logf("%s: %d cases, upstream accepts %d and rejects %d", cf.Kind, len(cf.Cases), accepted, rejected)
 	}
 	t.Logf("%d corpus cases, %d of them pending", total, pending)
 }
