@@ -136,9 +136,10 @@ func ValidateTaintEffect(e corev1.TaintEffect, allowEmpty bool, fld *field.Path)
 		[]corev1.TaintEffect{corev1.TaintEffectNoSchedule, corev1.TaintEffectPreferNoSchedule, corev1.TaintEffectNoExecute})}
 }
 
-// Default normalises podCIDR/podCIDRs and fills allocatable from capacity,
-// as upstream's v1 conversion (podCIDR wins when the two differ; podCIDR
-// is the first of podCIDRs) and SetDefaults_NodeStatus.
+// Default normalises podCIDR/podCIDRs, fills allocatable from capacity and
+// rounds both up to milli units, as upstream's v1 conversion (podCIDR wins
+// when the two differ; podCIDR is the first of podCIDRs),
+// SetDefaults_NodeStatus and SetDefaults_ResourceList.
 func Default(n *corev1.Node) {
 	s := &n.Spec
 	if s.PodCIDR != "" && (len(s.PodCIDRs) == 0 || s.PodCIDRs[0] != s.PodCIDR) {
@@ -150,4 +151,6 @@ func Default(n *corev1.Node) {
 	if n.Status.Allocatable == nil && n.Status.Capacity != nil {
 		n.Status.Allocatable = n.Status.Capacity.DeepCopy()
 	}
+	pod.RoundUpResources(n.Status.Capacity)
+	pod.RoundUpResources(n.Status.Allocatable)
 }

@@ -116,7 +116,7 @@ func validateContainerCommon(ctr *corev1.Container, c containerContext, p *field
 	errs = append(errs, validateEnvFrom(ctr.EnvFrom, p.Child("envFrom"))...)
 	errs = append(errs, validateVolumeMounts(ctr, c.volumes, p.Child("volumeMounts"))...)
 	errs = append(errs, validateEnum(ctr.ImagePullPolicy, p.Child("imagePullPolicy"), pullPolicies)...)
-	errs = append(errs, validateResourceRequirements(&ctr.Resources, p.Child("resources"))...)
+	errs = append(errs, validateResourceRequirements(&ctr.Resources, validateContainerResourceName, p.Child("resources"))...)
 	return append(errs, validateSecurityContext(ctr.SecurityContext, c.hostUsers, p.Child("securityContext"))...)
 }
 

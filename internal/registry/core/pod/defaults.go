@@ -17,6 +17,7 @@ func DefaultPod(p *corev1.Pod) {
 			defaultRequestsFromLimits(&cs[i].Resources)
 		}
 	}
+	defaultPodLevelResources(p)
 	if p.Spec.EnableServiceLinks == nil {
 		t := corev1.DefaultEnableServiceLinks
 		p.Spec.EnableServiceLinks = &t
@@ -70,7 +71,11 @@ func DefaultPodSpec(spec *corev1.PodSpec) {
 	for i := range spec.EphemeralContainers {
 		defaultContainer((*corev1.Container)(&spec.EphemeralContainers[i].EphemeralContainerCommon))
 	}
-	roundUpResources(spec.Overhead)
+	RoundUpResources(spec.Overhead)
+	if r := spec.Resources; r != nil {
+		RoundUpResources(r.Limits)
+		RoundUpResources(r.Requests)
+	}
 }
 
 func defaultContainer(c *corev1.Container) {
@@ -106,8 +111,8 @@ func defaultContainer(c *corev1.Container) {
 			}
 		}
 	}
-	roundUpResources(c.Resources.Limits)
-	roundUpResources(c.Resources.Requests)
+	RoundUpResources(c.Resources.Limits)
+	RoundUpResources(c.Resources.Requests)
 }
 
 // defaultProbe fills a probe's zero numbers and its handler's defaults as
@@ -215,9 +220,9 @@ func defaultRequestsFromLimits(r *corev1.ResourceRequirements) {
 	}
 }
 
-// roundUpResources rounds quantities up to milli units, as upstream's
+// RoundUpResources rounds quantities up to milli units, as upstream's
 // SetDefaults_ResourceList.
-func roundUpResources(l corev1.ResourceList) {
+func RoundUpResources(l corev1.ResourceList) {
 	for name, q := range l {
 		q.RoundUp(-3)
 		l[name] = q

@@ -38,6 +38,7 @@ func ValidatePodSpec(spec *corev1.PodSpec, fld *field.Path, isPod bool) field.Er
 	c := containerContext{volumes: volumes, grace: spec.TerminationGracePeriodSeconds, hostUsers: hostUsers}
 	errs = append(errs, validateContainers(spec.Containers, c, fld.Child("containers"))...)
 	errs = append(errs, validateInitContainers(spec.InitContainers, spec.Containers, c, fld.Child("initContainers"))...)
+	errs = append(errs, validatePodResources(spec, fld)...)
 	errs = append(errs, validateHostNetworkPorts(spec, isPod, fld)...)
 	errs = append(errs, validateEnum(spec.RestartPolicy, fld.Child("restartPolicy"),
 		[]corev1.RestartPolicy{corev1.RestartPolicyAlways, corev1.RestartPolicyOnFailure, corev1.RestartPolicyNever})...)
@@ -76,7 +77,7 @@ func ValidatePodSpec(spec *corev1.PodSpec, fld *field.Path, isPod bool) field.Er
 			[]corev1.PreemptionPolicy{corev1.PreemptLowerPriority, corev1.PreemptNever})...)
 	}
 	if spec.Overhead != nil {
-		errs = append(errs, validateResourceRequirements(&corev1.ResourceRequirements{Limits: spec.Overhead}, fld.Child("overhead"))...)
+		errs = append(errs, validateResourceRequirements(&corev1.ResourceRequirements{Limits: spec.Overhead}, validateContainerResourceName, fld.Child("overhead"))...)
 	}
 	return append(errs, validateOS(spec.OS, fld.Child("os"))...)
 }

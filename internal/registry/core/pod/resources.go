@@ -69,19 +69,25 @@ var standardContainerResources = map[corev1.ResourceName]bool{
 	corev1.ResourceCPU: true, corev1.ResourceMemory: true, corev1.ResourceEphemeralStorage: true,
 }
 
-// validateContainerResourceName: a qualified name; without a domain a
-// container resource, with one an extended resource (upstream's
-// validateContainerResourceName, which also runs the generic standard
-// resource check).
-func validateContainerResourceName(name corev1.ResourceName, fld *field.Path) field.ErrorList {
+// validateResourceName: a qualified name, a standard one when it has no
+// domain (upstream's validateResourceName).
+func validateResourceName(name corev1.ResourceName, fld *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	for _, msg := range validation.IsQualifiedName(string(name)) {
 		errs = append(errs, field.Invalid(fld, name, msg))
 	}
-	unprefixed := !strings.Contains(string(name), "/")
-	if len(errs) == 0 && unprefixed && !isStandardResourceName(name) {
+	if len(errs) == 0 && !strings.Contains(string(name), "/") && !isStandardResourceName(name) {
 		errs = append(errs, field.Invalid(fld, name, "must be a standard resource type or fully qualified"))
 	}
+	return errs
+}
+
+// validateContainerResourceName: a resource name that is, without a
+// domain, a container resource, with one an extended resource (upstream's
+// validateContainerResourceName).
+func validateContainerResourceName(name corev1.ResourceName, fld *field.Path) field.ErrorList {
+	errs := validateResourceName(name, fld)
+	unprefixed := !strings.Contains(string(name), "/")
 	switch {
 	case unprefixed && !standardContainerResources[name] && !IsHugePageResourceName(name):
 		errs = append(errs, field.Invalid(fld, name, "must be a standard resource for containers"))
@@ -116,13 +122,13 @@ func isOvercommitAllowed(name corev1.ResourceName) bool {
 
 // validateResourceRequirements checks a container's requests and limits
 // as upstream's validateResourceRequirements.
-func validateResourceRequirements(r *corev1.ResourceRequirements, fld *field.Path) field.ErrorList {
+func validateResourceRequirements(r *corev1.ResourceRequirements, nameFn func(corev1.ResourceName, *field.Path) field.ErrorList, fld *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	limPath, reqPath := fld.Child("limits"), fld.Child("requests")
 	cpuOrMemory, hugePages := false, false
 	for name, q := range r.Limits {
 		p := limPath.Key(string(name))
-		errs = append(errs, validateContainerResourceName(name, p)...)
+		errs = append(errs, nameFn(name, p)...)
 		errs = append(errs, ValidateResourceQuantityValue(name, q, p)...)
 		if IsHugePageResourceName(name) {
 			hugePages = true
@@ -132,7 +138,7 @@ func validateResourceRequirements(r *corev1.ResourceRequirements, fld *field.Pat
 	}
 	for name, q := range r.Requests {
 		p := reqPath.Key(string(name))
-		errs = append(errs, validateContainerResourceName(name, p)...)
+		errs = append(errs, nameFn(name, p)...)
 		errs = append(errs, ValidateResourceQuantityValue(name, q, p)...)
 		if lim, ok := r.Limits[name]; ok {
 			if q.Cmp(lim) != 0 && !isOvercommitAllowed(name) {
