@@ -254,7 +254,9 @@ func ValidateProtocol(proto corev1.Protocol, fld *field.Path) field.ErrorList {
 func ValidatePodTemplateSpec(t *corev1.PodTemplateSpec, fld *field.Path) field.ErrorList {
 	errs := metav1validation.ValidateLabels(t.Labels, fld.Child("labels"))
 	errs = append(errs, apivalidation.ValidateAnnotations(t.Annotations, fld.Child("annotations"))...)
+	errs = append(errs, validatePodAnnotations(t.Annotations, &t.Spec, fld.Child("annotations"))...)
 	errs = append(errs, ValidatePodSpec(&t.Spec, fld.Child("spec"), false)...)
+	errs = append(errs, validateProfileAnnotationsMatchFields(t.Annotations, &t.Spec, fld.Child("spec"))...)
 	if len(t.Spec.EphemeralContainers) > 0 {
 		errs = append(errs, field.Forbidden(fld.Child("spec", "ephemeralContainers"), "ephemeral containers not allowed in pod template"))
 	}

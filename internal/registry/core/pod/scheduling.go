@@ -7,6 +7,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	apivalidation "k8s.io/apimachinery/pkg/api/validation"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -143,27 +144,54 @@ func validatePodAffinityTerm(t corev1.PodAffinityTerm, fld *field.Path) field.Er
 			errs = append(errs, field.Invalid(fld.Child("namespace"), ns, msg))
 		}
 	}
-	errs = append(errs, validateMatchLabelKeys(fld, t.MatchLabelKeys, t.MismatchLabelKeys)...)
+	errs = append(errs, validateMatchLabelKeys(fld, t.MatchLabelKeys, t.MismatchLabelKeys, t.LabelSelector)...)
 	if t.TopologyKey == "" {
 		errs = append(errs, field.Required(fld.Child("topologyKey"), "can not be empty"))
 	}
 	return append(errs, metav1validation.ValidateLabelName(t.TopologyKey, fld.Child("topologyKey"))...)
 }
 
-// validateMatchLabelKeys: label names, none in both lists (the selector
-// overlap upstream also reports is not checked).
-func validateMatchLabelKeys(fld *field.Path, match, mismatch []string) field.ErrorList {
-	var errs field.ErrorList
-	for i, k := range match {
-		errs = append(errs, metav1validation.ValidateLabelName(k, fld.Child("matchLabelKeys").Index(i))...)
-	}
-	for i, k := range mismatch {
-		errs = append(errs, metav1validation.ValidateLabelName(k, fld.Child("mismatchLabelKeys").Index(i))...)
+// validateMatchLabelKeys is upstream's
+// ValidateMatchLabelKeysAndMismatchLabelKeys: label names, only with a
+// selector, a key not both in matchLabelKeys and the selector (after the
+// merge, as a second expression of it), nor in both lists.
+func validateMatchLabelKeys(fld *field.Path, match, mismatch []string, sel *metav1.LabelSelector) field.ErrorList {
+	errs := validateLabelKeys(fld.Child("matchLabelKeys"), match, sel)
+	errs = append(errs, validateLabelKeys(fld.Child("mismatchLabelKeys"), mismatch, sel)...)
+	if sel != nil {
+		index := map[string]int{}
+		for i, k := range match {
+			index[k] = i
+		}
+		seen := map[string]bool{}
+		for k := range sel.MatchLabels {
+			seen[k] = true
+		}
+		for _, e := range sel.MatchExpressions {
+			if i, ok := index[e.Key]; ok && seen[e.Key] {
+				errs = append(errs, field.Invalid(fld.Index(i), e.Key, "exists in both matchLabelKeys and labelSelector"))
+			}
+			seen[e.Key] = true
+		}
 	}
 	for i, k := range match {
 		if slices.Contains(mismatch, k) {
 			errs = append(errs, field.Invalid(fld.Child("matchLabelKeys").Index(i), k, "exists in both matchLabelKeys and mismatchLabelKeys"))
 		}
+	}
+	return errs
+}
+
+func validateLabelKeys(fld *field.Path, keys []string, sel *metav1.LabelSelector) field.ErrorList {
+	if len(keys) == 0 {
+		return nil
+	}
+	if sel == nil {
+		return field.ErrorList{field.Forbidden(fld, "must not be specified when labelSelector is not set")}
+	}
+	var errs field.ErrorList
+	for i, k := range keys {
+		errs = append(errs, metav1validation.ValidateLabelName(k, fld.Index(i))...)
 	}
 	return errs
 }
@@ -174,7 +202,7 @@ var (
 )
 
 // validateTopologySpread checks topology spread constraints as upstream's
-// validateTopologySpreadConstraints (matchLabelKeys as label names only).
+// validateTopologySpreadConstraints (with the selector merge of 1.36).
 func validateTopologySpread(cs []corev1.TopologySpreadConstraint, fld *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	for i, c := range cs {
@@ -210,7 +238,7 @@ func validateTopologySpread(cs []corev1.TopologySpreadConstraint, fld *field.Pat
 				errs = append(errs, field.NotSupported(p.Child(np.name), np.v, nodeInclusionPolicies))
 			}
 		}
-		errs = append(errs, validateMatchLabelKeys(p, c.MatchLabelKeys, nil)...)
+		errs = append(errs, validateMatchLabelKeys(p, c.MatchLabelKeys, nil, c.LabelSelector)...)
 		errs = append(errs, metav1validation.ValidateLabelSelector(c.LabelSelector, metav1validation.LabelSelectorValidationOptions{}, p.Child("labelSelector"))...)
 	}
 	return errs

@@ -28,6 +28,8 @@ func Definition() *resource.Definition {
 			p := obj.(*corev1.Pod)
 			p.Status = corev1.PodStatus{Phase: corev1.PodPending, QOSClass: ComputeQOS(&p.Spec)}
 			applySchedulingGatedCondition(p)
+			mergeMatchLabelKeys(p)
+			copyAppArmorAnnotations(p)
 		},
 		Validate: func(ctx context.Context, obj runtime.Object) field.ErrorList {
 			return validatePodCreate(obj.(*corev1.Pod))

@@ -10,7 +10,8 @@ import (
 // templates) must obey.
 func validatePod(p *corev1.Pod) field.ErrorList {
 	spec := field.NewPath("spec")
-	errs := ValidatePodSpec(&p.Spec, spec, true)
+	errs := validatePodAnnotations(p.Annotations, &p.Spec, field.NewPath("metadata", "annotations"))
+	errs = append(errs, ValidatePodSpec(&p.Spec, spec, true)...)
 	if p.Spec.ServiceAccountName == "" {
 		for vi, v := range p.Spec.Volumes {
 			if v.Projected == nil {
@@ -39,5 +40,5 @@ func validatePodCreate(p *corev1.Pod) field.ErrorList {
 	if p.Spec.NodeName != "" && len(p.Spec.SchedulingGates) != 0 {
 		errs = append(errs, field.Forbidden(spec.Child("nodeName"), "cannot be set until all schedulingGates have been cleared"))
 	}
-	return errs
+	return append(errs, validateProfileAnnotationsMatchFields(p.Annotations, &p.Spec, spec)...)
 }
