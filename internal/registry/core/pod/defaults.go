@@ -6,10 +6,9 @@ import (
 )
 
 // DefaultPod fills in what upstream's v1 defaulting gives a Pod (and not
-// a pod template): the spec's defaults, requests from limits, enable
-// service links, host ports under hostNetwork, and what the v1
-// conversion does (the serviceAccount/serviceAccountName alias, a
-// negative grace period made 1).
+// a pod template): the spec's defaults, requests from limits, pod-level
+// resources, enable service links, host ports under hostNetwork, and a
+// negative grace period made 1 (the v1 Pod conversion).
 func DefaultPod(p *corev1.Pod) {
 	DefaultPodSpec(&p.Spec)
 	for _, cs := range [][]corev1.Container{p.Spec.InitContainers, p.Spec.Containers} {
@@ -26,22 +25,18 @@ func DefaultPod(p *corev1.Pod) {
 		defaultHostNetworkPorts(p.Spec.InitContainers)
 		defaultHostNetworkPorts(p.Spec.Containers)
 	}
-	if p.Spec.ServiceAccountName == "" {
-		p.Spec.ServiceAccountName = p.Spec.DeprecatedServiceAccount
-	}
 	// A Pod's negative grace period is 1 (upstream's v1 Pod conversion).
 	if g := p.Spec.TerminationGracePeriodSeconds; g != nil && *g < 0 {
 		one := int64(1)
 		p.Spec.TerminationGracePeriodSeconds = &one
 	}
-	p.Spec.DeprecatedServiceAccount = p.Spec.ServiceAccountName
 	DefaultPodIPs(&p.Status)
 }
 
 // DefaultPodSpec fills in the defaults upstream's v1 defaulting gives
 // every pod spec, a Pod's or a template's (SetDefaults_PodSpec and those
 // of the types inside: containers, probes, volumes, field selectors,
-// resource lists).
+// resource lists), and the serviceAccount alias of its conversion.
 func DefaultPodSpec(spec *corev1.PodSpec) {
 	if spec.DNSPolicy == "" {
 		spec.DNSPolicy = corev1.DNSClusterFirst
@@ -59,6 +54,12 @@ func DefaultPodSpec(spec *corev1.PodSpec) {
 	if spec.SchedulerName == "" {
 		spec.SchedulerName = corev1.DefaultSchedulerName
 	}
+	// serviceAccount is the deprecated alias of serviceAccountName (the v1
+	// conversion of every pod spec).
+	if spec.ServiceAccountName == "" {
+		spec.ServiceAccountName = spec.DeprecatedServiceAccount
+	}
+	spec.DeprecatedServiceAccount = spec.ServiceAccountName
 	for i := range spec.Volumes {
 		defaultVolume(&spec.Volumes[i])
 	}

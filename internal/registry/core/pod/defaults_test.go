@@ -34,7 +34,7 @@ const hex64 = "0123456789012345678901234567890123456789012345678901234567890123"
 
 // TestDefaultPodOnlyDefaults: what upstream defaults on a Pod but not on a
 // template (requests from limits, service links, host ports, the grace
-// period made 1, the serviceAccount alias).
+// period made 1); the serviceAccount alias holds for both.
 func TestDefaultPodOnlyDefaults(t *testing.T) {
 	neg := int64(-5)
 	spec := corev1.PodSpec{
@@ -48,7 +48,8 @@ func TestDefaultPodOnlyDefaults(t *testing.T) {
 	}
 	tmpl := spec.DeepCopy()
 	DefaultPodSpec(tmpl)
-	if tmpl.EnableServiceLinks != nil || tmpl.Containers[0].Ports[0].HostPort != 0 || len(tmpl.InitContainers[0].Resources.Requests) != 0 || *tmpl.TerminationGracePeriodSeconds != -5 {
+	if tmpl.EnableServiceLinks != nil || tmpl.Containers[0].Ports[0].HostPort != 0 || len(tmpl.InitContainers[0].Resources.Requests) != 0 || *tmpl.TerminationGracePeriodSeconds != -5 ||
+		tmpl.ServiceAccountName != "sa" {
 		t.Errorf("template got Pod-only defaults: %+v", tmpl)
 	}
 	p := &corev1.Pod{Spec: spec}
