@@ -42,6 +42,8 @@ type corpusCase struct {
 	Name   string          `json:"name"`
 	Object json.RawMessage `json:"object"`
 	Old    json.RawMessage `json:"old,omitempty"`
+	// Subresource "status" makes the case an update of old's status.
+	Subresource string `json:"subresource,omitempty"`
 	// Pending, when set, is the written reason svcplane still differs
 	// from upstream on this case. The case still runs: it must still
 	// differ (a fix makes the test fail until the marker is removed).
@@ -78,6 +80,7 @@ func TestCorpusMatchesUpstream(t *testing.T) {
 		if !ok {
 			t.Fatalf("%s: unknown kind %q", file, cf.Kind)
 		}
+		k.status = upstreamStatus[cf.Kind]
 		seen := map[string]bool{}
 		accepted, rejected := 0, 0
 		for _, c := range cf.Cases {
@@ -85,6 +88,9 @@ func TestCorpusMatchesUpstream(t *testing.T) {
 				t.Fatalf("%s: case %q twice", file, c.Name)
 			}
 			seen[c.Name] = true
+			if c.Subresource != "" && (c.Subresource != "status" || c.Old == nil || k.status == nil) {
+				t.Fatalf("%s: case %q: a status update needs an old object and a kind with /status", file, c.Name)
+			}
 			total++
 			t.Run(cf.Kind+"/"+c.Name, func(t *testing.T) {
 				theirs := runUpstream(t, k, c)
@@ -154,7 +160,11 @@ func runUpstream(t *testing.T, k corpusKind, c corpusCase) outcome {
 	} else {
 		old := decode(t, k, c.Old)
 		legacyscheme.Scheme.Default(old)
-		err = rest.BeforeUpdate(k.upstream, ctx, internal, prepareSystemFields(t, toUpstreamInternal(t, k, old), k.upstream))
+		var strategy rest.RESTUpdateStrategy = k.upstream
+		if c.Subresource == "status" {
+			strategy = k.status
+		}
+		err = rest.BeforeUpdate(strategy, ctx, internal, prepareSystemFields(t, toUpstreamInternal(t, k, old), k.upstream))
 	}
 	// What kube-apiserver stores is the internal object converted back
 	// (conversion fills some fields, e.g. a pod's serviceAccount).
@@ -215,7 +225,11 @@ func (s ourSide) run(t *testing.T, k corpusKind, c corpusCase) outcome {
 	} else {
 		old := decode(t, k, c.Old)
 		s.scheme.Default(old)
-		err = rest.BeforeUpdate(strategy, ctx, obj, prepareSystemFields(t, old, strategy))
+		var update rest.RESTUpdateStrategy = strategy
+		if c.Subresource == "status" {
+			update = resource.NewStatusStrategy(s.scheme, def)
+		}
+		err = rest.BeforeUpdate(update, ctx, obj, prepareSystemFields(t, old, strategy))
 	}
 	return outcome{stored: serialize(t, obj), errs: causes(t, err)}
 }

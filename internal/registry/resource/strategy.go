@@ -186,3 +186,12 @@ func NewStrategy(typer runtime.ObjectTyper, def *Definition) interface {
 } {
 	return newStrategy(typer, def)
 }
+
+// NewStatusStrategy returns the update strategy of def's /status (for the
+// drift guard); nil when def has no status subresource.
+func NewStatusStrategy(typer runtime.ObjectTyper, def *Definition) rest.RESTUpdateStrategy {
+	if def.Status == nil {
+		return nil
+	}
+	return statusStrategy{newStrategy(typer, def)}
+}

@@ -21,10 +21,14 @@ func Definition() *resource.Definition {
 		GroupVersion: appsv1.SchemeGroupVersion, Kind: "Deployment",
 		Resource: "deployments", Singular: "deployment", Namespaced: true,
 		ShortNames: []string{"deploy"}, Categories: []string{"all"},
-		New:        func() runtime.Object { return &appsv1.Deployment{} },
-		NewList:    func() runtime.Object { return &appsv1.DeploymentList{} },
-		Default:    func(obj runtime.Object) { Default(obj.(*appsv1.Deployment)) },
-		Status:     &resource.StatusDefinition{},
+		New:     func() runtime.Object { return &appsv1.Deployment{} },
+		NewList: func() runtime.Object { return &appsv1.DeploymentList{} },
+		Default: func(obj runtime.Object) { Default(obj.(*appsv1.Deployment)) },
+		Status: &resource.StatusDefinition{
+			ValidateUpdate: func(ctx context.Context, obj, old runtime.Object) field.ErrorList {
+				return validateStatusUpdate(obj.(*appsv1.Deployment), old.(*appsv1.Deployment))
+			},
+		},
 		Generation: true,
 		Validate: func(ctx context.Context, obj runtime.Object) field.ErrorList {
 			return validate(obj.(*appsv1.Deployment))

@@ -67,3 +67,20 @@ func orZero(v *intstr.IntOrString) intstr.IntOrString {
 	}
 	return *v
 }
+
+// validateStatusUpdate is upstream's ValidateDeploymentStatusUpdate: the
+// counters, and a collisionCount that never goes down.
+func validateStatusUpdate(d, old *appsv1.Deployment) field.ErrorList {
+	st, fld := &d.Status, field.NewPath("status")
+	errs := workload.ValidateReplicaCounts(workload.ReplicaCounts{Replicas: &st.Replicas, Updated: &st.UpdatedReplicas,
+		Ready: &st.ReadyReplicas, Available: &st.AvailableReplicas, Unavailable: &st.UnavailableReplicas,
+		Terminating: st.TerminatingReplicas, CollisionCount: st.CollisionCount, ObservedGeneration: st.ObservedGeneration}, fld)
+	if now, was := st.CollisionCount, old.Status.CollisionCount; was != nil && (now == nil || *now < *was) {
+		value := int32(0)
+		if now != nil {
+			value = *now
+		}
+		errs = append(errs, field.Invalid(fld.Child("collisionCount"), value, "cannot be decremented"))
+	}
+	return errs
+}

@@ -22,7 +22,21 @@ func Definition() *resource.Definition {
 		New:            func() runtime.Object { return &corev1.Namespace{} },
 		NewList:        func() runtime.Object { return &corev1.NamespaceList{} },
 		Default:        func(obj runtime.Object) { Default(obj.(*corev1.Namespace)) },
-		Status:         &resource.StatusDefinition{},
+		Status: &resource.StatusDefinition{
+			// Upstream's ValidateNamespaceStatusUpdate (its path
+			// status.Phase included).
+			ValidateUpdate: func(ctx context.Context, obj, old runtime.Object) field.ErrorList {
+				ns := obj.(*corev1.Namespace)
+				p := field.NewPath("status", "Phase")
+				switch {
+				case ns.DeletionTimestamp.IsZero() && ns.Status.Phase != corev1.NamespaceActive:
+					return field.ErrorList{field.Invalid(p, ns.Status.Phase, "may only be 'Active' if `deletionTimestamp` is empty")}
+				case !ns.DeletionTimestamp.IsZero() && ns.Status.Phase != corev1.NamespaceTerminating:
+					return field.ErrorList{field.Invalid(p, ns.Status.Phase, "may only be 'Terminating' if `deletionTimestamp` is not empty")}
+				}
+				return nil
+			},
+		},
 		PrepareForCreate: func(ctx context.Context, obj runtime.Object) {
 			ns := obj.(*corev1.Namespace)
 			ns.Status = corev1.NamespaceStatus{Phase: corev1.NamespaceActive}

@@ -20,10 +20,15 @@ func Definition() *resource.Definition {
 	return &resource.Definition{
 		GroupVersion: corev1.SchemeGroupVersion, Kind: "Node",
 		Resource: "nodes", Singular: "node", ShortNames: []string{"no"},
-		EtcdPrefix:         "minions",
-		New:                func() runtime.Object { return &corev1.Node{} },
-		NewList:            func() runtime.Object { return &corev1.NodeList{} },
-		Status:             &resource.StatusDefinition{},
+		EtcdPrefix: "minions",
+		New:        func() runtime.Object { return &corev1.Node{} },
+		NewList:    func() runtime.Object { return &corev1.NodeList{} },
+		Status: &resource.StatusDefinition{
+			// Upstream's node status strategy: ValidateNodeUpdate.
+			ValidateUpdate: func(ctx context.Context, obj, old runtime.Object) field.ErrorList {
+				return validateTransition(obj.(*corev1.Node), old.(*corev1.Node))
+			},
+		},
 		KeepStatusOnCreate: true,
 		PrepareForCreate: func(ctx context.Context, obj runtime.Object) {
 			n := obj.(*corev1.Node)

@@ -50,10 +50,15 @@ func dualStack(a, b string) bool {
 }
 
 // validateUpdate is upstream's node update check: the node as on create,
-// then what may not change.
+// then validateTransition.
 func validateUpdate(n, old *corev1.Node) field.ErrorList {
-	errs := validate(n)
-	errs = append(errs, validateResources(n)...)
+	return append(validate(n), validateTransition(n, old)...)
+}
+
+// validateTransition is upstream's ValidateNodeUpdate (all a /status
+// update checks): resources, unique addresses, what may not change.
+func validateTransition(n, old *corev1.Node) field.ErrorList {
+	errs := validateResources(n)
 	seen := map[corev1.NodeAddress]bool{}
 	for i, a := range n.Status.Addresses {
 		if seen[a] {

@@ -256,3 +256,15 @@ func imageTag(image string) string {
 	}
 	return "latest"
 }
+
+// DefaultPodIPs keeps status.podIP and podIPs in step as upstream's v1
+// conversion does: podIP wins when the two differ, podIPs has podIP when
+// a client set only the singular (kwok does), and podIP is podIPs' first.
+func DefaultPodIPs(s *corev1.PodStatus) {
+	if s.PodIP != "" && (len(s.PodIPs) == 0 || s.PodIPs[0].IP != s.PodIP) {
+		s.PodIPs = []corev1.PodIP{{IP: s.PodIP}}
+	}
+	if len(s.PodIPs) > 0 {
+		s.PodIP = s.PodIPs[0].IP
+	}
+}

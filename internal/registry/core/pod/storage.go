@@ -23,7 +23,11 @@ func Definition() *resource.Definition {
 		NewList:    func() runtime.Object { return &corev1.PodList{} },
 		Default:    func(obj runtime.Object) { DefaultPod(obj.(*corev1.Pod)) },
 		Generation: true,
-		Status:     &resource.StatusDefinition{},
+		Status: &resource.StatusDefinition{
+			ValidateUpdate: func(ctx context.Context, obj, old runtime.Object) field.ErrorList {
+				return validateStatusUpdate(obj.(*corev1.Pod), old.(*corev1.Pod))
+			},
+		},
 		PrepareForCreate: func(ctx context.Context, obj runtime.Object) {
 			p := obj.(*corev1.Pod)
 			p.Status = corev1.PodStatus{Phase: corev1.PodPending, QOSClass: ComputeQOS(&p.Spec)}
@@ -45,18 +49,6 @@ func Definition() *resource.Definition {
 		FieldLabels:       fieldLabels,
 		Columns:           columns,
 		Row:               row,
-	}
-}
-
-// DefaultPodIPs fills status.podIPs from podIP (and hostIPs from hostIP)
-// when a client set only the singular field, as kube-apiserver's v1
-// conversion does; kwok, for one, sets only podIP.
-func DefaultPodIPs(s *corev1.PodStatus) {
-	if len(s.PodIPs) == 0 && s.PodIP != "" {
-		s.PodIPs = []corev1.PodIP{{IP: s.PodIP}}
-	}
-	if len(s.HostIPs) == 0 && s.HostIP != "" {
-		s.HostIPs = []corev1.HostIP{{IP: s.HostIP}}
 	}
 }
 
