@@ -134,3 +134,23 @@ func TestValidatePodUpdate(t *testing.T) {
 		t.Errorf("forbidden change: %v", errs)
 	}
 }
+
+// TestValidateStatusUpdate: what a /status update may not do.
+func TestValidateStatusUpdate(t *testing.T) {
+	old := testPod(func(p *corev1.Pod) { p.Spec.NodeName = "n1"; p.Status.QOSClass = corev1.PodQOSBestEffort })
+	p := old.DeepCopy()
+	p.Status.QOSClass = corev1.PodQOSGuaranteed
+	p.Status.NominatedNodeName = "n2"
+	p.Status.PodIPs = []corev1.PodIP{{IP: "10.0.0.1"}, {IP: "10.0.0.2"}}
+	p.Status.HostIP, p.Status.HostIPs = "10.1.0.1", []corev1.HostIP{{IP: "10.1.0.2"}}
+	got := errorStrings(validateStatusUpdate(p, old))
+	want := []string{
+		`status.hostIPs[0].ip: Invalid value: "10.1.0.2": must be equal to ` + "`hostIP`",
+		"status.nominatedNodeName: Forbidden: may not be set on pods that are already bound to a node",
+		`status.podIPs: Invalid value: [{"IP":"10.0.0.1"},{"IP":"10.0.0.2"}]: may specify no more than one IP for each IP family`,
+		`status.qosClass: Invalid value: "Guaranteed": field is immutable`,
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("errors:\n got  %q\n want %q", got, want)
+	}
+}
