@@ -6,4 +6,10 @@
 // the main module's `go test ./...` neither downloads nor compiles
 // k8s.io/kubernetes: run it with `make test-drift` (cd test/drift && go
 // test ./...).
+//
+// The validation and defaulting of the served kinds are guarded by one
+// data-driven corpus, testdata/corpus (its README says what each file
+// covers): every case goes through upstream's defaulting and registry
+// strategy and through svcplane's, and the errors and stored objects must
+// be equal.
 package drift

@@ -212,7 +212,8 @@ func TestValidationErrorsNameFieldPaths(t *testing.T) {
 	}
 	_, err = c.CoreV1().Services(ns).Create(ctx, &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: "Bad_Name"},
 		Spec: corev1.ServiceSpec{Ports: []corev1.ServicePort{{Port: 80}}}}, metav1.CreateOptions{})
-	if !apierrors.IsInvalid(err) || !strings.Contains(err.Error(), "metadata.name: Invalid value: \"Bad_Name\": a DNS-1035 label must consist of lower case alphanumeric characters or '-'") {
+	// RelaxedServiceNameValidation (beta, on in 1.36): an RFC 1123 label.
+	if !apierrors.IsInvalid(err) || !strings.Contains(err.Error(), "metadata.name: Invalid value: \"Bad_Name\": a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-'") {
 		t.Fatalf("bad name: %v", err)
 	}
 }

@@ -34,9 +34,10 @@ func TestEndpointSliceController(t *testing.T) {
 		if ready {
 			status = corev1.ConditionTrue
 		}
-		pod.Status = corev1.PodStatus{Phase: corev1.PodRunning, PodIP: fmt.Sprintf("10.244.0.%d", 10+i),
-			PodIPs:     []corev1.PodIP{{IP: fmt.Sprintf("10.244.0.%d", 10+i)}},
-			Conditions: []corev1.PodCondition{{Type: corev1.PodReady, Status: status}}}
+		// The status keeps what the server set (qosClass may not change).
+		ip := fmt.Sprintf("10.244.0.%d", 10+i)
+		pod.Status.Phase, pod.Status.PodIP, pod.Status.PodIPs = corev1.PodRunning, ip, []corev1.PodIP{{IP: ip}}
+		pod.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodReady, Status: status}}
 		get(c.CoreV1().Pods(ns).UpdateStatus(ctx, pod, metav1.UpdateOptions{}))(t)
 	}
 	sel := metav1.ListOptions{LabelSelector: discoveryv1.LabelServiceName + "=web"}

@@ -119,7 +119,8 @@ func readyPod(t *testing.T, c kubernetes.Interface, ns, name, node string, label
 		Spec: corev1.PodSpec{NodeName: node, Containers: []corev1.Container{{Name: "c", Image: "nginx"}}}}, metav1.CreateOptions{}))(t)
 	podIPs++
 	ip := fmt.Sprintf("10.250.%d.%d", podIPs/250, podIPs%250+1)
-	pod.Status = corev1.PodStatus{Phase: corev1.PodRunning, PodIP: ip, PodIPs: []corev1.PodIP{{IP: ip}},
-		Conditions: []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue}}}
+	// The status keeps what the server set (qosClass may not change).
+	pod.Status.Phase, pod.Status.PodIP, pod.Status.PodIPs = corev1.PodRunning, ip, []corev1.PodIP{{IP: ip}}
+	pod.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue}}
 	get(c.CoreV1().Pods(ns).UpdateStatus(ctx, pod, metav1.UpdateOptions{}))(t)
 }

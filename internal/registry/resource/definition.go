@@ -37,6 +37,10 @@ type Definition struct {
 	StoredAs    *schema.GroupVersionResource
 	Conversions func(*runtime.Scheme) error
 
+	// KeepGenerateName makes metadata.generateName the name as is, without
+	// a random suffix (upstream's IP addresses).
+	KeepGenerateName bool
+
 	// NameValidation checks metadata.name; nil means DNS-1123 subdomain.
 	NameValidation apivalidation.ValidateNameFunc
 
@@ -44,19 +48,34 @@ type Definition struct {
 	// runs on every decoded request body, as upstream's SetDefaults_* do.
 	Default func(obj runtime.Object)
 
+	// Canonicalize runs after a create or update passed validation (with
+	// the generated name known).
+	Canonicalize func(obj runtime.Object)
+
 	// PrepareForCreate and PrepareForUpdate run before validation.
 	PrepareForCreate func(ctx context.Context, obj runtime.Object)
 	PrepareForUpdate func(ctx context.Context, obj, old runtime.Object)
 
 	// Validate checks a whole object (metadata.name and the generic object
-	// meta checks are done already). ValidateUpdate additionally checks the
-	// transition; nil means Validate on the new object.
+	// meta checks are done already). ValidateUpdate replaces it on update
+	// (the new object and the transition); nil means Validate on the new
+	// object. An update checks the metadata's transition, then (as
+	// upstream's kinds do) the new object's metadata as on create, then
+	// ValidateUpdate.
 	Validate       func(ctx context.Context, obj runtime.Object) field.ErrorList
 	ValidateUpdate func(ctx context.Context, obj, old runtime.Object) field.ErrorList
 
 	// Warnings returns the warnings of a create (old nil) or update sent
 	// back to the client; nil means none.
 	Warnings func(ctx context.Context, obj, old runtime.Object) []string
+
+	// UpdateMeta says which metadata checks the kind's own update check
+	// runs (upstream's kinds differ; the client sees the duplicates).
+	UpdateMeta UpdateMetaChecks
+
+	// MetaValidation says which rules check the metadata: core's by
+	// default.
+	MetaValidation MetaValidation
 
 	// Status describes the /status subresource; nil means none. The main
 	// resource never changes status; /status never changes spec.
@@ -108,6 +127,36 @@ type Definition struct {
 	FieldLabelNames   []string
 	FieldLabelAliases map[string]string
 }
+
+// MetaValidation names the metadata rules of a kind.
+type MetaValidation int
+
+const (
+	// MetaCore is upstream's core ValidateObjectMeta: apimachinery's rules
+	// and core's finalizer name rule.
+	MetaCore MetaValidation = iota
+	// MetaGeneric is apimachinery's rules only (upstream's leases).
+	MetaGeneric
+	// MetaNone leaves the metadata to the generic registry's check after
+	// the kind's (upstream's core/v1 events: names are only path segments).
+	MetaNone
+)
+
+// UpdateMetaChecks names the metadata checks of a kind's update check
+// (beyond the generic registry's own, which every update runs).
+type UpdateMetaChecks int
+
+const (
+	// UpdateMetaTransitionAndNew checks the transition and the new
+	// metadata as on create (most kinds: ValidateObjectMetaUpdate and
+	// ValidateX of the new object).
+	UpdateMetaTransitionAndNew UpdateMetaChecks = iota
+	// UpdateMetaTransition checks the transition only (leases).
+	UpdateMetaTransition
+	// UpdateMetaNew checks the new metadata as on create only
+	// (endpointslices).
+	UpdateMetaNew
+)
 
 // StatusDefinition describes a /status subresource.
 type StatusDefinition struct {

@@ -9,5 +9,8 @@
 // its kind. Guarantees: on the main resource the status is never changed by an
 // update (and is reset as the Definition says on create); on /status only the
 // status (and metadata) change; metadata.generation is bumped only when the
-// spec changes, for kinds that track it.
+// spec changes, for kinds that track it. The metadata is checked by the
+// rules of upstream's kind (MetaValidation: core's, apimachinery's, or the
+// generic registry's only) as often as upstream's update check does
+// (UpdateMeta), so that clients see the same errors.
 package resource

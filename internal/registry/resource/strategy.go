@@ -6,10 +6,10 @@ import (
 
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/meta"
-	apivalidation "k8s.io/apimachinery/pkg/api/validation"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/apiserver/pkg/registry/rest"
 	"k8s.io/apiserver/pkg/storage/names"
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 )
@@ -23,8 +23,17 @@ type strategy struct {
 }
 
 func newStrategy(typer runtime.ObjectTyper, def *Definition) *strategy {
-	return &strategy{ObjectTyper: typer, NameGenerator: names.SimpleNameGenerator, def: def}
+	var gen names.NameGenerator = names.SimpleNameGenerator
+	if def.KeepGenerateName {
+		gen = keepName{}
+	}
+	return &strategy{ObjectTyper: typer, NameGenerator: gen, def: def}
 }
+
+// keepName generates the base name itself.
+type keepName struct{}
+
+func (keepName) GenerateName(base string) string { return base }
 
 func (s *strategy) NamespaceScoped() bool { return s.def.Namespaced }
 
@@ -62,20 +71,14 @@ func (s *strategy) Validate(ctx context.Context, obj runtime.Object) field.Error
 	return errs
 }
 
-func (s *strategy) validateMeta(obj runtime.Object) field.ErrorList {
-	m, err := meta.Accessor(obj)
-	if err != nil {
-		return field.ErrorList{field.InternalError(field.NewPath("metadata"), err)}
-	}
-	nameFn := s.def.NameValidation
-	if nameFn == nil {
-		nameFn = apivalidation.NameIsDNSSubdomain
-	}
-	return apivalidation.ValidateObjectMetaAccessor(m, s.def.Namespaced, nameFn, field.NewPath("metadata"))
-}
-
 func (s *strategy) ValidateUpdate(ctx context.Context, obj, old runtime.Object) field.ErrorList {
-	errs := s.validateMetaUpdate(obj, old)
+	var errs field.ErrorList
+	if s.def.UpdateMeta != UpdateMetaNew {
+		errs = append(errs, s.validateMetaUpdate(obj, old)...)
+	}
+	if s.def.UpdateMeta != UpdateMetaTransition {
+		errs = append(errs, s.validateMeta(obj)...)
+	}
 	switch {
 	case s.def.ValidateUpdate != nil:
 		errs = append(errs, s.def.ValidateUpdate(ctx, obj, old)...)
@@ -83,15 +86,6 @@ func (s *strategy) ValidateUpdate(ctx context.Context, obj, old runtime.Object) 
 		errs = append(errs, s.def.Validate(ctx, obj)...)
 	}
 	return errs
-}
-
-func (s *strategy) validateMetaUpdate(obj, old runtime.Object) field.ErrorList {
-	m, err1 := meta.Accessor(obj)
-	o, err2 := meta.Accessor(old)
-	if err1 != nil || err2 != nil {
-		return field.ErrorList{field.InternalError(field.NewPath("metadata"), err1)}
-	}
-	return apivalidation.ValidateObjectMetaAccessorUpdate(m, o, field.NewPath("metadata"))
 }
 
 func (s *strategy) WarningsOnCreate(ctx context.Context, obj runtime.Object) []string {
@@ -107,7 +101,12 @@ func (s *strategy) WarningsOnUpdate(ctx context.Context, obj, old runtime.Object
 	}
 	return s.def.Warnings(ctx, obj, old)
 }
-func (s *strategy) Canonicalize(obj runtime.Object) {}
+
+func (s *strategy) Canonicalize(obj runtime.Object) {
+	if s.def.Canonicalize != nil {
+		s.def.Canonicalize(obj)
+	}
+}
 
 // CheckGracefulDelete implements rest.RESTGracefulDeleteStrategy.
 func (s *strategy) CheckGracefulDelete(ctx context.Context, obj runtime.Object, options *metav1.DeleteOptions) bool {
@@ -186,4 +185,23 @@ func bumpGenerationOnSpecChange(obj, old runtime.Object) {
 	if !apiequality.Semantic.DeepEqual(newSpec.Interface(), oldSpec.Interface()) {
 		n.SetGeneration(o.GetGeneration() + 1)
 	}
+}
+
+// NewStrategy returns the create and update strategy the generic store of
+// def uses (for the drift guard, which runs it beside upstream's).
+func NewStrategy(typer runtime.ObjectTyper, def *Definition) interface {
+	names.NameGenerator
+	rest.RESTCreateStrategy
+	rest.RESTUpdateStrategy
+} {
+	return newStrategy(typer, def)
+}
+
+// NewStatusStrategy returns the update strategy of def's /status (for the
+// drift guard); nil when def has no status subresource.
+func NewStatusStrategy(typer runtime.ObjectTyper, def *Definition) rest.RESTUpdateStrategy {
+	if def.Status == nil {
+		return nil
+	}
+	return statusStrategy{newStrategy(typer, def)}
 }

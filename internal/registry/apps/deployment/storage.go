@@ -3,7 +3,6 @@ package deployment
 import (
 	"context"
 	"fmt"
-	apivalidation "k8s.io/apimachinery/pkg/api/validation"
 
 	appsv1 "k8s.io/api/apps/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -22,14 +21,21 @@ func Definition() *resource.Definition {
 		GroupVersion: appsv1.SchemeGroupVersion, Kind: "Deployment",
 		Resource: "deployments", Singular: "deployment", Namespaced: true,
 		ShortNames: []string{"deploy"}, Categories: []string{"all"},
-		New:        func() runtime.Object { return &appsv1.Deployment{} },
-		NewList:    func() runtime.Object { return &appsv1.DeploymentList{} },
-		Default:    func(obj runtime.Object) { Default(obj.(*appsv1.Deployment)) },
-		Status:     &resource.StatusDefinition{},
+		New:     func() runtime.Object { return &appsv1.Deployment{} },
+		NewList: func() runtime.Object { return &appsv1.DeploymentList{} },
+		Default: func(obj runtime.Object) { Default(obj.(*appsv1.Deployment)) },
+		Status: &resource.StatusDefinition{
+			ValidateUpdate: func(ctx context.Context, obj, old runtime.Object) field.ErrorList {
+				return validateStatusUpdate(obj.(*appsv1.Deployment), old.(*appsv1.Deployment))
+			},
+		},
 		Generation: true,
 		Validate: func(ctx context.Context, obj runtime.Object) field.ErrorList {
 			return validate(obj.(*appsv1.Deployment))
 		},
+		// Upstream's ValidateDeploymentUpdate: the metadata's transition,
+		// the new spec, an unchanged selector.
+		UpdateMeta: resource.UpdateMetaTransition,
 		ValidateUpdate: func(ctx context.Context, obj, old runtime.Object) field.ErrorList {
 			d, o := obj.(*appsv1.Deployment), old.(*appsv1.Deployment)
 			errs := validate(d)
@@ -94,28 +100,17 @@ func Default(d *appsv1.Deployment) {
 		p := int32(600)
 		s.ProgressDeadlineSeconds = &p
 	}
-	pod.DefaultPodSpec(&s.Template.Spec)
-}
-
-func validate(d *appsv1.Deployment) field.ErrorList {
-	s, fld := &d.Spec, field.NewPath("spec")
-	errs := workload.ValidateReplicasAndTemplate(s.Replicas, s.Selector, &s.Template, s.MinReadySeconds, fld)
-	if s.Strategy.Type == appsv1.RecreateDeploymentStrategyType && s.Strategy.RollingUpdate != nil {
-		errs = append(errs, field.Forbidden(fld.Child("strategy", "rollingUpdate"),
-			"may not be specified when strategy `type` is 'Recreate'"))
-	}
-	if s.Strategy.Type != appsv1.RecreateDeploymentStrategyType && s.Strategy.Type != appsv1.RollingUpdateDeploymentStrategyType {
-		errs = append(errs, field.NotSupported(fld.Child("strategy", "type"), s.Strategy.Type,
-			[]appsv1.DeploymentStrategyType{appsv1.RecreateDeploymentStrategyType, appsv1.RollingUpdateDeploymentStrategyType}))
-	}
+	// Upstream's internal rollingUpdate holds values, not pointers: what
+	// is stored has 0 for an unset one.
 	if ru := s.Strategy.RollingUpdate; ru != nil {
-		errs = append(errs, workload.ValidateRollingUpdate(ru.MaxUnavailable, ru.MaxSurge, fld.Child("strategy", "rollingUpdate"))...)
-	}
-	if p := s.ProgressDeadlineSeconds; p != nil {
-		errs = append(errs, apivalidation.ValidateNonnegativeField(int64(*p), fld.Child("progressDeadlineSeconds"))...)
-		if *p <= s.MinReadySeconds {
-			errs = append(errs, field.Invalid(fld.Child("progressDeadlineSeconds"), *p, "must be greater than minReadySeconds"))
+		zero := intstr.FromInt32(0)
+		if ru.MaxUnavailable == nil {
+			ru.MaxUnavailable = &zero
+		}
+		if ru.MaxSurge == nil {
+			z := zero
+			ru.MaxSurge = &z
 		}
 	}
-	return errs
+	pod.DefaultPodSpec(&s.Template.Spec)
 }

@@ -29,12 +29,23 @@ func Definition() *resource.Definition {
 			}
 			pod.DefaultPodSpec(&rs.Spec.Template.Spec)
 		},
-		Status:     &resource.StatusDefinition{},
+		Status: &resource.StatusDefinition{
+			// Upstream's ValidateReplicaSetStatusUpdate.
+			ValidateUpdate: func(ctx context.Context, obj, old runtime.Object) field.ErrorList {
+				st := &obj.(*appsv1.ReplicaSet).Status
+				return workload.ValidateReplicaCounts(workload.ReplicaCounts{Replicas: &st.Replicas, FullyLabeled: &st.FullyLabeledReplicas,
+					Ready: &st.ReadyReplicas, Available: &st.AvailableReplicas, Terminating: st.TerminatingReplicas,
+					ObservedGeneration: st.ObservedGeneration}, field.NewPath("status"))
+			},
+		},
 		Generation: true,
 		Validate: func(ctx context.Context, obj runtime.Object) field.ErrorList {
 			s := &obj.(*appsv1.ReplicaSet).Spec
 			return workload.ValidateReplicasAndTemplate(s.Replicas, s.Selector, &s.Template, s.MinReadySeconds, field.NewPath("spec"))
 		},
+		// Upstream's ValidateReplicaSetUpdate: the metadata's transition,
+		// the new spec, an unchanged selector.
+		UpdateMeta: resource.UpdateMetaTransition,
 		ValidateUpdate: func(ctx context.Context, obj, old runtime.Object) field.ErrorList {
 			s := &obj.(*appsv1.ReplicaSet).Spec
 			errs := workload.ValidateReplicasAndTemplate(s.Replicas, s.Selector, &s.Template, s.MinReadySeconds, field.NewPath("spec"))

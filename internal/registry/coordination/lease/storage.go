@@ -18,16 +18,25 @@ func Definition() *resource.Definition {
 		Resource: "leases", Singular: "lease", Namespaced: true,
 		New:     func() runtime.Object { return &coordinationv1.Lease{} },
 		NewList: func() runtime.Object { return &coordinationv1.LeaseList{} },
-		Validate: func(ctx context.Context, obj runtime.Object) field.ErrorList {
+		// The CoordinatedLeaderElection gate is off (upstream's default):
+		// strategy and preferredHolder are dropped unless already stored.
+		PrepareForCreate: func(ctx context.Context, obj runtime.Object) {
 			s := &obj.(*coordinationv1.Lease).Spec
-			var errs field.ErrorList
-			if s.LeaseDurationSeconds != nil && *s.LeaseDurationSeconds <= 0 {
-				errs = append(errs, field.Invalid(field.NewPath("spec", "leaseDurationSeconds"), *s.LeaseDurationSeconds, "must be greater than 0"))
+			s.Strategy, s.PreferredHolder = nil, nil
+		},
+		PrepareForUpdate: func(ctx context.Context, obj, old runtime.Object) {
+			s, o := &obj.(*coordinationv1.Lease).Spec, &old.(*coordinationv1.Lease).Spec
+			if o.Strategy == nil {
+				s.Strategy = nil
 			}
-			if s.LeaseTransitions != nil && *s.LeaseTransitions < 0 {
-				errs = append(errs, field.Invalid(field.NewPath("spec", "leaseTransitions"), *s.LeaseTransitions, "must be greater than or equal to 0"))
+			if o.PreferredHolder == nil {
+				s.PreferredHolder = nil
 			}
-			return errs
+		},
+		MetaValidation: resource.MetaGeneric,
+		UpdateMeta:     resource.UpdateMetaTransition,
+		Validate: func(ctx context.Context, obj runtime.Object) field.ErrorList {
+			return validateSpec(&obj.(*coordinationv1.Lease).Spec, field.NewPath("spec"))
 		},
 		Columns: []metav1.TableColumnDefinition{
 			resource.Column("Holder", "string", 0, "holderIdentity contains the identity of the holder of a current lease."),

@@ -28,8 +28,11 @@ func Definition() *resource.Definition {
 		New:                 func() runtime.Object { return &corev1.Event{} },
 		NewList:             func() runtime.Object { return &corev1.EventList{} },
 		Validate: func(ctx context.Context, obj runtime.Object) field.ErrorList {
-			return ValidateLegacy(obj.(*corev1.Event))
+			return ValidateLegacy(obj.(*corev1.Event), "reportingComponent")
 		},
+		// core/v1 events: no object meta check of their own (upstream's
+		// ValidateEventCreate for v1); the generic registry's follows.
+		MetaValidation:  resource.MetaNone,
 		FieldLabelNames: FieldLabelNames,
 		FieldLabels:     func(obj runtime.Object) fields.Set { return FieldLabelsOf(obj.(*corev1.Event)) },
 		OmitNameColumn:  true,

@@ -21,8 +21,9 @@ const (
 // ValidateLegacy applies the checks every event passes, whichever API wrote
 // it. Events without eventTime are old-style: their namespace must match the
 // involved object's. Events with eventTime are new-style and need the
-// reporting fields.
-func ValidateLegacy(e *corev1.Event) field.ErrorList {
+// reporting fields; reportingField names reportingController in the
+// errors (core/v1 calls it reportingComponent).
+func ValidateLegacy(e *corev1.Event, reportingField string) field.ErrorList {
 	var errs field.ErrorList
 	nsPath := field.NewPath("involvedObject", "namespace")
 	mismatch := field.Invalid(nsPath, e.InvolvedObject.Namespace, "does not match event.namespace")
@@ -38,7 +39,7 @@ func ValidateLegacy(e *corev1.Event) field.ErrorList {
 		if e.InvolvedObject.Namespace == "" && e.Namespace != metav1.NamespaceDefault && e.Namespace != metav1.NamespaceSystem {
 			errs = append(errs, mismatch)
 		}
-		errs = append(errs, validateReporting(e)...)
+		errs = append(errs, validateReporting(e, reportingField)...)
 	}
 	for _, msg := range validation.IsDNS1123Subdomain(e.Namespace) {
 		errs = append(errs, field.Invalid(field.NewPath("namespace"), e.Namespace, msg))
@@ -46,13 +47,13 @@ func ValidateLegacy(e *corev1.Event) field.ErrorList {
 	return errs
 }
 
-func validateReporting(e *corev1.Event) field.ErrorList {
+func validateReporting(e *corev1.Event, reportingField string) field.ErrorList {
 	var errs field.ErrorList
 	if e.ReportingController == "" {
-		errs = append(errs, field.Required(field.NewPath("reportingController"), ""))
+		errs = append(errs, field.Required(field.NewPath(reportingField), ""))
 	}
 	for _, msg := range validation.IsQualifiedName(e.ReportingController) {
-		errs = append(errs, field.Invalid(field.NewPath("reportingController"), e.ReportingController, msg))
+		errs = append(errs, field.Invalid(field.NewPath(reportingField), e.ReportingController, msg))
 	}
 	errs = append(errs, requiredWithLimit("reportingInstance", e.ReportingInstance, ReportingInstanceLengthLimit)...)
 	errs = append(errs, requiredWithLimit("action", e.Action, ActionLengthLimit)...)
@@ -78,7 +79,7 @@ func requiredWithLimit(name, value string, limit int) field.ErrorList {
 // events.k8s.io/v1: eventTime required, type Normal or Warning, the
 // deprecated core fields unset, a valid series.
 func ValidateStrictCreate(e *corev1.Event) field.ErrorList {
-	errs := ValidateLegacy(e)
+	errs := ValidateLegacy(e, "reportingController")
 	errs = append(errs, validateSeries(e)...)
 	if e.EventTime.IsZero() {
 		errs = append(errs, field.Required(field.NewPath("eventTime"), ""))
@@ -101,7 +102,7 @@ func ValidateStrictCreate(e *corev1.Event) field.ErrorList {
 // ValidateStrictUpdate adds the checks of updates through events.k8s.io/v1:
 // everything but the series is immutable.
 func ValidateStrictUpdate(e, old *corev1.Event) field.ErrorList {
-	errs := ValidateLegacy(e)
+	errs := ValidateLegacy(e, "reportingController")
 	if !reflect.DeepEqual(e.Series, old.Series) {
 		errs = append(errs, validateSeries(e)...)
 	}

@@ -22,7 +22,21 @@ func Definition() *resource.Definition {
 		New:            func() runtime.Object { return &corev1.Namespace{} },
 		NewList:        func() runtime.Object { return &corev1.NamespaceList{} },
 		Default:        func(obj runtime.Object) { Default(obj.(*corev1.Namespace)) },
-		Status:         &resource.StatusDefinition{},
+		Status: &resource.StatusDefinition{
+			// Upstream's ValidateNamespaceStatusUpdate (its path
+			// status.Phase included).
+			ValidateUpdate: func(ctx context.Context, obj, old runtime.Object) field.ErrorList {
+				ns := obj.(*corev1.Namespace)
+				p := field.NewPath("status", "Phase")
+				switch {
+				case ns.DeletionTimestamp.IsZero() && ns.Status.Phase != corev1.NamespaceActive:
+					return field.ErrorList{field.Invalid(p, ns.Status.Phase, "may only be 'Active' if `deletionTimestamp` is empty")}
+				case !ns.DeletionTimestamp.IsZero() && ns.Status.Phase != corev1.NamespaceTerminating:
+					return field.ErrorList{field.Invalid(p, ns.Status.Phase, "may only be 'Terminating' if `deletionTimestamp` is not empty")}
+				}
+				return nil
+			},
+		},
 		PrepareForCreate: func(ctx context.Context, obj runtime.Object) {
 			ns := obj.(*corev1.Namespace)
 			ns.Status = corev1.NamespaceStatus{Phase: corev1.NamespaceActive}
@@ -34,9 +48,12 @@ func Definition() *resource.Definition {
 			// Only /finalize changes spec.finalizers.
 			obj.(*corev1.Namespace).Spec.Finalizers = old.(*corev1.Namespace).Spec.Finalizers
 		},
+		// The label of a generated name is set once the name is known.
+		Canonicalize: func(obj runtime.Object) { Default(obj.(*corev1.Namespace)) },
 		Validate: func(ctx context.Context, obj runtime.Object) field.ErrorList {
 			return validateFinalizers(obj.(*corev1.Namespace))
 		},
+
 		FieldLabelNames: []string{"status.phase"},
 		// Upstream's NamespaceToSelectableFields also sets "name" (kept for
 		// backward compatibility, though the conversion refuses the label).
@@ -54,9 +71,13 @@ func Definition() *resource.Definition {
 	}
 }
 
-// Default sets the kubernetes.io/metadata.name label to the name, as
-// upstream's SetDefaults_Namespace does.
+// Default sets the kubernetes.io/metadata.name label to the name and the
+// phase to Active when unset, as upstream's SetDefaults_Namespace and
+// SetDefaults_NamespaceStatus do.
 func Default(ns *corev1.Namespace) {
+	if ns.Status.Phase == "" {
+		ns.Status.Phase = corev1.NamespaceActive
+	}
 	if ns.Name == "" {
 		return
 	}
@@ -77,9 +98,11 @@ func hasFinalizer(ns *corev1.Namespace, f corev1.FinalizerName) bool {
 
 func validateFinalizers(ns *corev1.Namespace) field.ErrorList {
 	var errs field.ErrorList
-	for i, f := range ns.Spec.Finalizers {
-		p := field.NewPath("spec", "finalizers").Index(i)
+	// Upstream reports every spec finalizer at spec.finalizers (no index).
+	p := field.NewPath("spec", "finalizers")
+	for _, f := range ns.Spec.Finalizers {
 		errs = append(errs, apivalidation.ValidateFinalizerName(string(f), p)...)
+		errs = append(errs, resource.ValidateKubeFinalizerName(string(f), p)...)
 	}
 	return errs
 }

@@ -3,7 +3,6 @@ package node
 import (
 	"context"
 	"fmt"
-	"net"
 	"sort"
 	"strings"
 
@@ -21,18 +20,27 @@ func Definition() *resource.Definition {
 	return &resource.Definition{
 		GroupVersion: corev1.SchemeGroupVersion, Kind: "Node",
 		Resource: "nodes", Singular: "node", ShortNames: []string{"no"},
-		EtcdPrefix:         "minions",
-		New:                func() runtime.Object { return &corev1.Node{} },
-		NewList:            func() runtime.Object { return &corev1.NodeList{} },
-		Status:             &resource.StatusDefinition{},
+		EtcdPrefix: "minions",
+		New:        func() runtime.Object { return &corev1.Node{} },
+		NewList:    func() runtime.Object { return &corev1.NodeList{} },
+		Status: &resource.StatusDefinition{
+			// Upstream's node status strategy: ValidateNodeUpdate.
+			ValidateUpdate: func(ctx context.Context, obj, old runtime.Object) field.ErrorList {
+				return validateTransition(obj.(*corev1.Node), old.(*corev1.Node))
+			},
+		},
 		KeepStatusOnCreate: true,
 		PrepareForCreate: func(ctx context.Context, obj runtime.Object) {
 			n := obj.(*corev1.Node)
 			n.Spec.ConfigSource = nil
 			n.Status.Config = nil
 		},
+		Default: func(obj runtime.Object) { Default(obj.(*corev1.Node)) },
 		Validate: func(ctx context.Context, obj runtime.Object) field.ErrorList {
 			return validate(obj.(*corev1.Node))
+		},
+		ValidateUpdate: func(ctx context.Context, obj, old runtime.Object) field.ErrorList {
+			return validateUpdate(obj.(*corev1.Node), old.(*corev1.Node))
 		},
 		FieldLabelNames: []string{"spec.unschedulable"},
 		FieldLabels: func(obj runtime.Object) fields.Set {
@@ -51,19 +59,6 @@ func Definition() *resource.Definition {
 		},
 		Row: row,
 	}
-}
-
-func validate(n *corev1.Node) field.ErrorList {
-	var errs field.ErrorList
-	for i, cidr := range n.Spec.PodCIDRs {
-		if _, _, err := net.ParseCIDR(cidr); err != nil {
-			errs = append(errs, field.Invalid(field.NewPath("spec", "podCIDRs").Index(i), cidr, "must be a valid CIDR"))
-		}
-	}
-	if n.Spec.PodCIDR != "" && (len(n.Spec.PodCIDRs) == 0 || n.Spec.PodCIDRs[0] != n.Spec.PodCIDR) {
-		errs = append(errs, field.Invalid(field.NewPath("spec", "podCIDRs"), n.Spec.PodCIDRs, "the first entry must match spec.podCIDR"))
-	}
-	return errs
 }
 
 func row(obj runtime.Object) []interface{} {

@@ -1,201 +1,239 @@
 package pod
 
 import (
+	"fmt"
 	"math"
+	"reflect"
+	"slices"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	apivalidation "k8s.io/apimachinery/pkg/api/validation"
 	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
-	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/svcplane/svcplane/internal/registry/resource"
 )
 
-// DefaultPodSpec fills in the defaults upstream's SetDefaults_PodSpec and
-// SetDefaults_Container give.
-func DefaultPodSpec(spec *corev1.PodSpec) {
-	if spec.DNSPolicy == "" {
-		spec.DNSPolicy = corev1.DNSClusterFirst
-	}
-	if spec.RestartPolicy == "" {
-		spec.RestartPolicy = corev1.RestartPolicyAlways
-	}
-	if spec.SecurityContext == nil {
-		spec.SecurityContext = &corev1.PodSecurityContext{}
-	}
-	if spec.TerminationGracePeriodSeconds == nil {
-		g := int64(corev1.DefaultTerminationGracePeriodSeconds)
-		spec.TerminationGracePeriodSeconds = &g
-	}
-	if spec.SchedulerName == "" {
-		spec.SchedulerName = corev1.DefaultSchedulerName
-	}
-	if spec.EnableServiceLinks == nil {
-		t := corev1.DefaultEnableServiceLinks
-		spec.EnableServiceLinks = &t
-	}
-	if spec.ServiceAccountName == "" && spec.DeprecatedServiceAccount != "" {
-		spec.ServiceAccountName = spec.DeprecatedServiceAccount
-	}
-	for i := range spec.InitContainers {
-		defaultContainer(&spec.InitContainers[i])
-	}
-	for i := range spec.Containers {
-		defaultContainer(&spec.Containers[i])
-	}
-}
+// Upstream's limits of a pod's DNS config.
+const (
+	maxDNSNameservers     = 3
+	maxDNSSearchPaths     = 32
+	maxDNSSearchListChars = 2048
+)
 
-func defaultContainer(c *corev1.Container) {
-	if c.ImagePullPolicy == "" {
-		c.ImagePullPolicy = corev1.PullIfNotPresent
-		if tag := imageTag(c.Image); tag == "" || tag == "latest" {
-			c.ImagePullPolicy = corev1.PullAlways
-		}
-	}
-	if c.TerminationMessagePath == "" {
-		c.TerminationMessagePath = corev1.TerminationMessagePathDefault
-	}
-	if c.TerminationMessagePolicy == "" {
-		c.TerminationMessagePolicy = corev1.TerminationMessageReadFile
-	}
-	for i := range c.Ports {
-		if c.Ports[i].Protocol == "" {
-			c.Ports[i].Protocol = corev1.ProtocolTCP
-		}
-	}
-	for _, pr := range []*corev1.Probe{c.LivenessProbe, c.ReadinessProbe, c.StartupProbe} {
-		defaultProbe(pr)
-	}
-}
-
-// defaultProbe fills a probe's zero numbers as upstream's SetDefaults_Probe.
-func defaultProbe(pr *corev1.Probe) {
-	if pr == nil {
-		return
-	}
-	for _, f := range []struct {
-		v   *int32
-		def int32
-	}{{&pr.TimeoutSeconds, 1}, {&pr.PeriodSeconds, 10}, {&pr.SuccessThreshold, 1}, {&pr.FailureThreshold, 3}} {
-		if *f.v == 0 {
-			*f.v = f.def
-		}
-	}
-}
-
-// imageTag returns the tag of an image reference ("" when it has a digest
-// or no tag).
-func imageTag(image string) string {
-	if strings.Contains(image, "@") {
-		return "digest"
-	}
-	slash := strings.LastIndex(image, "/")
-	if colon := strings.LastIndex(image, ":"); colon > slash {
-		return image[colon+1:]
-	}
-	return ""
-}
-
-// ValidatePodSpec checks the parts of a pod spec users get wrong most, with
-// upstream's field paths and messages.
-func ValidatePodSpec(spec *corev1.PodSpec, fld *field.Path) field.ErrorList {
+// ValidatePodSpec checks a pod spec as upstream's ValidatePodSpec, with
+// the options kube-apiserver 1.36 uses for a new object. isPod: the spec
+// is a Pod's (not a template's), where hostNetwork's host ports must be
+// filled in.
+func ValidatePodSpec(spec *corev1.PodSpec, fld *field.Path, isPod bool) field.ErrorList {
 	var errs field.ErrorList
-	if len(spec.Containers) == 0 {
-		errs = append(errs, field.Required(fld.Child("containers"), ""))
+	if spec.TerminationGracePeriodSeconds == nil {
+		errs = append(errs, field.Required(fld.Child("terminationGracePeriodSeconds"), ""))
 	}
-	volumes, verrs := validateVolumeNames(spec.Volumes, fld.Child("volumes"))
+	hostUsers := spec.HostUsers == nil || *spec.HostUsers
+	volumes, verrs := validateVolumes(spec.Volumes, fld.Child("volumes"))
 	errs = append(errs, verrs...)
-	names := sets.New[string]()
-	errs = append(errs, validateContainers(spec.InitContainers, names, volumes, fld.Child("initContainers"))...)
-	errs = append(errs, validateContainers(spec.Containers, names, volumes, fld.Child("containers"))...)
-	errs = append(errs, validateTolerations(spec.Tolerations, fld.Child("tolerations"))...)
-	switch spec.RestartPolicy {
-	case corev1.RestartPolicyAlways, corev1.RestartPolicyOnFailure, corev1.RestartPolicyNever:
-	case "":
-		errs = append(errs, field.Required(fld.Child("restartPolicy"), ""))
-	default:
-		errs = append(errs, field.NotSupported(fld.Child("restartPolicy"), spec.RestartPolicy,
-			[]corev1.RestartPolicy{corev1.RestartPolicyAlways, corev1.RestartPolicyOnFailure, corev1.RestartPolicyNever}))
+	c := containerContext{volumes: volumes, grace: spec.TerminationGracePeriodSeconds, hostUsers: hostUsers}
+	errs = append(errs, validateContainers(spec.Containers, c, fld.Child("containers"))...)
+	errs = append(errs, validateInitContainers(spec.InitContainers, spec.Containers, c, fld.Child("initContainers"))...)
+	errs = append(errs, validatePodResources(spec, fld)...)
+	errs = append(errs, validateHostNetworkPorts(spec, isPod, fld)...)
+	errs = append(errs, validateEnum(spec.RestartPolicy, fld.Child("restartPolicy"),
+		[]corev1.RestartPolicy{corev1.RestartPolicyAlways, corev1.RestartPolicyOnFailure, corev1.RestartPolicyNever})...)
+	errs = append(errs, validateEnum(spec.DNSPolicy, fld.Child("dnsPolicy"),
+		[]corev1.DNSPolicy{corev1.DNSClusterFirstWithHostNet, corev1.DNSClusterFirst, corev1.DNSDefault, corev1.DNSNone})...)
+	errs = append(errs, metav1validation.ValidateLabels(spec.NodeSelector, fld.Child("nodeSelector"))...)
+	errs = append(errs, validatePodSecurityContext(spec.SecurityContext, spec, fld.Child("securityContext"))...)
+	for i, s := range spec.ImagePullSecrets {
+		if !reflect.DeepEqual(corev1.LocalObjectReference{Name: s.Name}, s) {
+			errs = append(errs, field.Invalid(fld.Child("imagePullSecrets").Index(i), s, "only name may be set"))
+		}
 	}
-	switch spec.DNSPolicy {
-	case corev1.DNSClusterFirst, corev1.DNSClusterFirstWithHostNet, corev1.DNSDefault, corev1.DNSNone, "":
-	default:
-		errs = append(errs, field.NotSupported(fld.Child("dnsPolicy"), spec.DNSPolicy,
-			[]corev1.DNSPolicy{corev1.DNSClusterFirstWithHostNet, corev1.DNSClusterFirst, corev1.DNSDefault, corev1.DNSNone}))
+	errs = append(errs, validateAffinity(spec.Affinity, fld.Child("affinity"))...)
+	errs = append(errs, validateDNSConfig(spec.DNSConfig, spec.DNSPolicy, fld.Child("dnsConfig"))...)
+	for i, g := range spec.ReadinessGates {
+		errs = append(errs, validateQualifiedName(string(g.ConditionType), fld.Child("readinessGates").Index(i).Child("conditionType"))...)
 	}
-	if g := spec.TerminationGracePeriodSeconds; g != nil && *g < 0 {
-		errs = append(errs, field.Invalid(fld.Child("terminationGracePeriodSeconds"), *g, "must be >= 0"))
-	}
+	errs = append(errs, validateSchedulingGates(spec.SchedulingGates, fld.Child("schedulingGates"))...)
+	errs = append(errs, validateTopologySpread(spec.TopologySpreadConstraints, fld.Child("topologySpreadConstraints"))...)
+	errs = append(errs, validateNames(spec, fld)...)
 	if d := spec.ActiveDeadlineSeconds; d != nil && (*d < 1 || *d > math.MaxInt32) {
 		errs = append(errs, field.Invalid(fld.Child("activeDeadlineSeconds"), *d, validation.InclusiveRangeError(1, math.MaxInt32)))
 	}
-	if spec.NodeName != "" {
-		for _, msg := range apivalidation.NameIsDNSSubdomain(spec.NodeName, false) {
-			errs = append(errs, field.Invalid(fld.Child("nodeName"), spec.NodeName, msg))
+	if len(spec.Tolerations) > 0 {
+		errs = append(errs, validateTolerations(spec.Tolerations, fld.Child("tolerations"))...)
+	}
+	for i, a := range spec.HostAliases {
+		p := fld.Child("hostAliases").Index(i)
+		errs = append(errs, validation.IsValidIPForLegacyField(p.Child("ip"), a.IP, resource.StrictIPCIDRValidation, nil)...)
+		for j, h := range a.Hostnames {
+			errs = append(errs, validateDNS1123Subdomain(h, p.Child("hostnames").Index(j))...)
+		}
+	}
+	if p := spec.PreemptionPolicy; p != nil {
+		errs = append(errs, validateEnum(*p, fld.Child("preemptionPolicy"),
+			[]corev1.PreemptionPolicy{corev1.PreemptLowerPriority, corev1.PreemptNever})...)
+	}
+	if spec.Overhead != nil {
+		errs = append(errs, validateResourceRequirements(&corev1.ResourceRequirements{Limits: spec.Overhead}, validateContainerResourceName, fld.Child("overhead"))...)
+	}
+	return append(errs, validateOS(spec.OS, fld.Child("os"))...)
+}
+
+// validateEnum: one of valid; "" is Required.
+func validateEnum[T ~string](v T, fld *field.Path, valid []T) field.ErrorList {
+	switch {
+	case slices.Contains(valid, v):
+		return nil
+	case v == "":
+		return field.ErrorList{field.Required(fld, "")}
+	}
+	return field.ErrorList{field.NotSupported(fld, v, valid)}
+}
+
+// validateNames checks the spec's references by name and its own names.
+func validateNames(spec *corev1.PodSpec, fld *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	subdomain := func(name, v string) {
+		if v != "" {
+			for _, msg := range apivalidation.NameIsDNSSubdomain(v, false) {
+				errs = append(errs, field.Invalid(fld.Child(name), v, msg))
+			}
+		}
+	}
+	subdomain("serviceAccountName", spec.ServiceAccountName)
+	subdomain("nodeName", spec.NodeName)
+	if spec.Hostname != "" {
+		errs = append(errs, validateDNS1123Label(spec.Hostname, fld.Child("hostname"))...)
+	}
+	if spec.Subdomain != "" {
+		errs = append(errs, validateDNS1123Label(spec.Subdomain, fld.Child("subdomain"))...)
+	}
+	subdomain("priorityClassName", spec.PriorityClassName)
+	if spec.RuntimeClassName != nil {
+		for _, msg := range apivalidation.NameIsDNSSubdomain(*spec.RuntimeClassName, false) {
+			errs = append(errs, field.Invalid(fld.Child("runtimeClassName"), *spec.RuntimeClassName, msg))
+		}
+	}
+	if h := spec.HostnameOverride; h != nil {
+		p := fld.Child("hostnameOverride")
+		if spec.SetHostnameAsFQDN != nil && *spec.SetHostnameAsFQDN {
+			errs = append(errs, field.Forbidden(p, "may not be specified when setHostnameAsFQDN is true"))
+		}
+		if spec.HostNetwork {
+			errs = append(errs, field.Forbidden(p, "may not be specified when hostNetwork is true"))
+		}
+		if len(*h) > 64 {
+			errs = append(errs, field.TooLong(p, "", 64))
+		}
+		errs = append(errs, validateDNS1123Subdomain(*h, p)...)
+	}
+	return errs
+}
+
+func validateDNS1123Label(v string, fld *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	for _, msg := range validation.IsDNS1123Label(v) {
+		errs = append(errs, field.Invalid(fld, v, msg))
+	}
+	return errs
+}
+
+func validateDNS1123Subdomain(v string, fld *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	for _, msg := range validation.IsDNS1123Subdomain(v) {
+		errs = append(errs, field.Invalid(fld, v, msg))
+	}
+	return errs
+}
+
+// validateHostNetworkPorts: under hostNetwork a pod's host port is its
+// container port (a template may leave it 0, to be defaulted).
+func validateHostNetworkPorts(spec *corev1.PodSpec, isPod bool, fld *field.Path) field.ErrorList {
+	if !spec.HostNetwork {
+		return nil
+	}
+	var errs field.ErrorList
+	for i, c := range spec.Containers {
+		for j, p := range c.Ports {
+			if (isPod || p.HostPort != 0) && p.HostPort != p.ContainerPort {
+				errs = append(errs, field.Invalid(fld.Child("containers").Index(i).Child("ports").Index(j).Child("hostPort"),
+					p.HostPort, "must match `containerPort` when `hostNetwork` is true"))
+			}
 		}
 	}
 	return errs
 }
 
-func validateContainers(cs []corev1.Container, names, volumes sets.Set[string], fld *field.Path) field.ErrorList {
+func validateDNSConfig(c *corev1.PodDNSConfig, policy corev1.DNSPolicy, fld *field.Path) field.ErrorList {
+	if policy == corev1.DNSNone {
+		if c == nil {
+			return field.ErrorList{field.Required(fld, fmt.Sprintf("must provide `dnsConfig` when `dnsPolicy` is %s", corev1.DNSNone))}
+		}
+		if len(c.Nameservers) == 0 {
+			return field.ErrorList{field.Required(fld.Child("nameservers"), fmt.Sprintf("must provide at least one DNS nameserver when `dnsPolicy` is %s", corev1.DNSNone))}
+		}
+	}
+	if c == nil {
+		return nil
+	}
 	var errs field.ErrorList
-	for i, c := range cs {
-		p := fld.Index(i)
-		switch {
-		case c.Name == "":
-			errs = append(errs, field.Required(p.Child("name"), ""))
-		case names.Has(c.Name):
-			errs = append(errs, field.Duplicate(p.Child("name"), c.Name))
-		default:
-			for _, msg := range validation.IsDNS1123Label(c.Name) {
-				errs = append(errs, field.Invalid(p.Child("name"), c.Name, msg))
-			}
+	if len(c.Nameservers) > maxDNSNameservers {
+		errs = append(errs, field.Invalid(fld.Child("nameservers"), c.Nameservers, fmt.Sprintf("must not have more than %v nameservers", maxDNSNameservers)))
+	}
+	for i, ns := range c.Nameservers {
+		errs = append(errs, validation.IsValidIPForLegacyField(fld.Child("nameservers").Index(i), ns, resource.StrictIPCIDRValidation, nil)...)
+	}
+	if len(c.Searches) > maxDNSSearchPaths {
+		errs = append(errs, field.Invalid(fld.Child("searches"), c.Searches, fmt.Sprintf("must not have more than %v search paths", maxDNSSearchPaths)))
+	}
+	if len(strings.Join(c.Searches, " ")) > maxDNSSearchListChars {
+		errs = append(errs, field.Invalid(fld.Child("searches"), c.Searches, fmt.Sprintf("must not have more than %v characters (including spaces) in the search list", maxDNSSearchListChars)))
+	}
+	for i, s := range c.Searches {
+		if s == "." {
+			continue
 		}
-		names.Insert(c.Name)
-		if strings.TrimSpace(c.Image) == "" {
-			errs = append(errs, field.Required(p.Child("image"), ""))
-		} else if c.Image != strings.TrimSpace(c.Image) {
-			errs = append(errs, field.Invalid(p.Child("image"), c.Image, "must not have leading or trailing whitespace"))
+		s = strings.TrimSuffix(s, ".")
+		for _, msg := range validation.IsDNS1123SubdomainWithUnderscore(s) {
+			errs = append(errs, field.Invalid(fld.Child("searches").Index(i), s, msg))
 		}
-		errs = append(errs, validateContainerPorts(c.Ports, p.Child("ports"))...)
-		errs = append(errs, validateVolumeMounts(c.VolumeMounts, volumes, p.Child("volumeMounts"))...)
-		errs = append(errs, validateRequestsWithinLimits(c.Resources, p.Child("resources"))...)
-		for _, pr := range []struct {
-			name  string
-			probe *corev1.Probe
-		}{{"livenessProbe", c.LivenessProbe}, {"readinessProbe", c.ReadinessProbe}, {"startupProbe", c.StartupProbe}} {
-			errs = append(errs, validateProbe(pr.probe, p.Child(pr.name))...)
+	}
+	for i, o := range c.Options {
+		if o.Name == "" {
+			errs = append(errs, field.Required(fld.Child("options").Index(i), "must not be empty"))
 		}
 	}
 	return errs
 }
 
-func validateContainerPorts(ports []corev1.ContainerPort, fld *field.Path) field.ErrorList {
+func validateSchedulingGates(gates []corev1.PodSchedulingGate, fld *field.Path) field.ErrorList {
 	var errs field.ErrorList
-	names := sets.New[string]()
-	for i, port := range ports {
-		p := fld.Index(i)
-		if port.Name != "" {
-			for _, msg := range validation.IsValidPortName(port.Name) {
-				errs = append(errs, field.Invalid(p.Child("name"), port.Name, msg))
-			}
-			if names.Has(port.Name) {
-				errs = append(errs, field.Duplicate(p.Child("name"), port.Name))
-			}
-			names.Insert(port.Name)
+	seen := map[string]bool{}
+	for i, g := range gates {
+		errs = append(errs, validateQualifiedName(g.Name, fld.Index(i))...)
+		if seen[g.Name] {
+			errs = append(errs, field.Duplicate(fld.Index(i), g.Name))
 		}
-		for _, msg := range validation.IsValidPortNum(int(port.ContainerPort)) {
-			errs = append(errs, field.Invalid(p.Child("containerPort"), port.ContainerPort, msg))
-		}
-		if port.HostPort != 0 {
-			for _, msg := range validation.IsValidPortNum(int(port.HostPort)) {
-				errs = append(errs, field.Invalid(p.Child("hostPort"), port.HostPort, msg))
-			}
-		}
-		errs = append(errs, ValidateProtocol(port.Protocol, p.Child("protocol"))...)
+		seen[g.Name] = true
 	}
 	return errs
+}
+
+func validateOS(os *corev1.PodOS, fld *field.Path) field.ErrorList {
+	if os == nil {
+		return nil
+	}
+	if os.Name == "" {
+		return field.ErrorList{field.Required(fld.Child("name"), "")}
+	}
+	valid := []corev1.OSName{corev1.Linux, corev1.Windows}
+	if !slices.Contains(valid, os.Name) {
+		return field.ErrorList{field.NotSupported(fld, os.Name, valid)}
+	}
+	return nil
 }
 
 // ValidateProtocol checks a port protocol (TCP, UDP or SCTP).
@@ -210,11 +248,17 @@ func ValidateProtocol(proto corev1.Protocol, fld *field.Path) field.ErrorList {
 		[]corev1.Protocol{corev1.ProtocolSCTP, corev1.ProtocolTCP, corev1.ProtocolUDP})}
 }
 
-// ValidatePodTemplateSpec checks a workload's pod template. The labels and
-// annotations are reported at <fld>.labels and <fld>.annotations (not
-// <fld>.metadata.…), as upstream's ValidatePodTemplateSpec does.
+// ValidatePodTemplateSpec checks a workload's pod template as upstream's
+// ValidatePodTemplateSpec. The labels and annotations are reported at
+// <fld>.labels and <fld>.annotations (not <fld>.metadata.…), as upstream.
 func ValidatePodTemplateSpec(t *corev1.PodTemplateSpec, fld *field.Path) field.ErrorList {
 	errs := metav1validation.ValidateLabels(t.Labels, fld.Child("labels"))
 	errs = append(errs, apivalidation.ValidateAnnotations(t.Annotations, fld.Child("annotations"))...)
-	return append(errs, ValidatePodSpec(&t.Spec, fld.Child("spec"))...)
+	errs = append(errs, validatePodAnnotations(t.Annotations, &t.Spec, fld.Child("annotations"))...)
+	errs = append(errs, ValidatePodSpec(&t.Spec, fld.Child("spec"), false)...)
+	errs = append(errs, validateProfileAnnotationsMatchFields(t.Annotations, &t.Spec, fld.Child("spec"))...)
+	if len(t.Spec.EphemeralContainers) > 0 {
+		errs = append(errs, field.Forbidden(fld.Child("spec", "ephemeralContainers"), "ephemeral containers not allowed in pod template"))
+	}
+	return errs
 }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
-	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -20,23 +19,24 @@ func Definition() *resource.Definition {
 		GroupVersion: corev1.SchemeGroupVersion, Kind: "Pod",
 		Resource: "pods", Singular: "pod", Namespaced: true,
 		ShortNames: []string{"po"}, Categories: []string{"all"},
-		New:     func() runtime.Object { return &corev1.Pod{} },
-		NewList: func() runtime.Object { return &corev1.PodList{} },
-		Default: func(obj runtime.Object) {
-			p := obj.(*corev1.Pod)
-			DefaultPodSpec(&p.Spec)
-			DefaultPodIPs(&p.Status)
-		},
+		New:        func() runtime.Object { return &corev1.Pod{} },
+		NewList:    func() runtime.Object { return &corev1.PodList{} },
+		Default:    func(obj runtime.Object) { DefaultPod(obj.(*corev1.Pod)) },
 		Generation: true,
-		Status:     &resource.StatusDefinition{},
+		Status: &resource.StatusDefinition{
+			ValidateUpdate: func(ctx context.Context, obj, old runtime.Object) field.ErrorList {
+				return validateStatusUpdate(obj.(*corev1.Pod), old.(*corev1.Pod))
+			},
+		},
 		PrepareForCreate: func(ctx context.Context, obj runtime.Object) {
 			p := obj.(*corev1.Pod)
-			p.Status = corev1.PodStatus{Phase: corev1.PodPending, QOSClass: qosClass(&p.Spec)}
+			p.Status = corev1.PodStatus{Phase: corev1.PodPending, QOSClass: ComputeQOS(&p.Spec)}
 			applySchedulingGatedCondition(p)
+			mergeMatchLabelKeys(p)
+			copyAppArmorAnnotations(p)
 		},
 		Validate: func(ctx context.Context, obj runtime.Object) field.ErrorList {
-			spec := &obj.(*corev1.Pod).Spec
-			return append(ValidatePodSpec(spec, field.NewPath("spec")), validateGatesOnCreate(spec, field.NewPath("spec"))...)
+			return validatePodCreate(obj.(*corev1.Pod))
 		},
 		ValidateUpdate:      validateUpdate,
 		CheckGracefulDelete: checkGracefulDelete,
@@ -49,18 +49,6 @@ func Definition() *resource.Definition {
 		FieldLabels:       fieldLabels,
 		Columns:           columns,
 		Row:               row,
-	}
-}
-
-// DefaultPodIPs fills status.podIPs from podIP (and hostIPs from hostIP)
-// when a client set only the singular field, as kube-apiserver's v1
-// conversion does; kwok, for one, sets only podIP.
-func DefaultPodIPs(s *corev1.PodStatus) {
-	if len(s.PodIPs) == 0 && s.PodIP != "" {
-		s.PodIPs = []corev1.PodIP{{IP: s.PodIP}}
-	}
-	if len(s.HostIPs) == 0 && s.HostIP != "" {
-		s.HostIPs = []corev1.HostIP{{IP: s.HostIP}}
 	}
 }
 
@@ -80,35 +68,6 @@ func fieldLabels(obj runtime.Object) fields.Set {
 		"status.podIP":             podIP,
 		"status.nominatedNodeName": p.Status.NominatedNodeName,
 	}
-}
-
-// validateUpdate enforces upstream's rule that a pod's spec is immutable
-// apart from a few fields.
-func validateUpdate(ctx context.Context, obj, old runtime.Object) field.ErrorList {
-	p, o := obj.(*corev1.Pod), old.(*corev1.Pod)
-	errs := ValidatePodSpec(&p.Spec, field.NewPath("spec"))
-	mutable := o.Spec.DeepCopy()
-	for i := range mutable.Containers {
-		if i < len(p.Spec.Containers) {
-			mutable.Containers[i].Image = p.Spec.Containers[i].Image
-		}
-	}
-	for i := range mutable.InitContainers {
-		if i < len(p.Spec.InitContainers) {
-			mutable.InitContainers[i].Image = p.Spec.InitContainers[i].Image
-		}
-	}
-	mutable.ActiveDeadlineSeconds = p.Spec.ActiveDeadlineSeconds
-	mutable.Tolerations = p.Spec.Tolerations
-	mutable.TerminationGracePeriodSeconds = p.Spec.TerminationGracePeriodSeconds
-	errs = append(errs, validateOnlyDeletedSchedulingGates(p.Spec.SchedulingGates, o.Spec.SchedulingGates,
-		field.NewPath("spec", "schedulingGates"))...)
-	mutable.SchedulingGates = p.Spec.SchedulingGates
-	if !apiequality.Semantic.DeepEqual(mutable, &p.Spec) {
-		errs = append(errs, field.Forbidden(field.NewPath("spec"),
-			"pod updates may not change fields other than `spec.containers[*].image`,`spec.initContainers[*].image`,`spec.activeDeadlineSeconds`,`spec.tolerations` (only additions to existing tolerations),`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously negative)"))
-	}
-	return errs
 }
 
 // SchedulingGatedMessage is the message of the PodScheduled condition of a
@@ -133,23 +92,6 @@ func applySchedulingGatedCondition(p *corev1.Pod) {
 		LastTransitionTime: metav1.Now()})
 }
 
-// validateOnlyDeletedSchedulingGates: an update may remove scheduling gates,
-// never add one (upstream's message).
-func validateOnlyDeletedSchedulingGates(gates, old []corev1.PodSchedulingGate, path *field.Path) field.ErrorList {
-	had := map[string]bool{}
-	for _, g := range old {
-		had[g.Name] = true
-	}
-	var errs field.ErrorList
-	for i, g := range gates {
-		if !had[g.Name] {
-			errs = append(errs, field.Forbidden(path.Index(i).Child("name"),
-				fmt.Sprintf("only deletion is allowed, but found new scheduling gate '%s'", g.Name)))
-		}
-	}
-	return errs
-}
-
 // checkGracefulDelete gives pods their termination grace period, except
 // pods that never ran on a node or have finished, which go at once.
 func checkGracefulDelete(ctx context.Context, obj runtime.Object, options *metav1.DeleteOptions) bool {
@@ -168,40 +110,6 @@ func checkGracefulDelete(ctx context.Context, obj runtime.Object, options *metav
 		period = 1
 	}
 	options.GracePeriodSeconds = &period
-	return true
-}
-
-func qosClass(spec *corev1.PodSpec) corev1.PodQOSClass {
-	requests, limits := false, true
-	for _, c := range spec.Containers {
-		if len(c.Resources.Requests) > 0 || len(c.Resources.Limits) > 0 {
-			requests = true
-		}
-		if len(c.Resources.Limits) == 0 {
-			limits = false
-		}
-	}
-	switch {
-	case !requests:
-		return corev1.PodQOSBestEffort
-	case limits && guaranteed(spec):
-		return corev1.PodQOSGuaranteed
-	}
-	return corev1.PodQOSBurstable
-}
-
-func guaranteed(spec *corev1.PodSpec) bool {
-	for _, c := range spec.Containers {
-		for _, r := range []corev1.ResourceName{corev1.ResourceCPU, corev1.ResourceMemory} {
-			l, ok := c.Resources.Limits[r]
-			if !ok {
-				return false
-			}
-			if q, ok := c.Resources.Requests[r]; ok && q.Cmp(l) != 0 {
-				return false
-			}
-		}
-	}
 	return true
 }
 

@@ -36,6 +36,9 @@ func Definition() *resource.Definition {
 		Validate: func(ctx context.Context, obj runtime.Object) field.ErrorList {
 			return ValidateSpec(&obj.(*corev1.ReplicationController).Spec, field.NewPath("spec"))
 		},
+		// Upstream's ValidateReplicationControllerUpdate: the metadata's
+		// transition and the new spec.
+		UpdateMeta: resource.UpdateMetaTransition,
 		// Upstream: addConversionFuncs (pkg/apis/core/v1/conversion.go) and
 		// ControllerToSelectableFields.
 		FieldLabelNames: []string{"status.replicas"},

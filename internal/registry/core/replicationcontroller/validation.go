@@ -47,9 +47,6 @@ func validateTemplate(t *corev1.PodTemplateSpec, selector labels.Selector, fld *
 		errs = append(errs, field.Forbidden(fld.Child("spec", "activeDeadlineSeconds"),
 			"activeDeadlineSeconds in ReplicationController is not Supported"))
 	}
-	if len(t.Spec.EphemeralContainers) > 0 {
-		errs = append(errs, field.Forbidden(fld.Child("spec", "ephemeralContainers"), "ephemeral containers not allowed in pod template"))
-	}
 	return errs
 }
 

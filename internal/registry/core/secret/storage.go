@@ -9,7 +9,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
-	"github.com/svcplane/svcplane/internal/registry/core/configmap"
 	"github.com/svcplane/svcplane/internal/registry/resource"
 )
 
@@ -28,15 +27,10 @@ func Definition() *resource.Definition {
 		PrepareForCreate: func(ctx context.Context, obj runtime.Object) { mergeStringData(obj.(*corev1.Secret)) },
 		PrepareForUpdate: func(ctx context.Context, obj, old runtime.Object) { mergeStringData(obj.(*corev1.Secret)) },
 		Validate: func(ctx context.Context, obj runtime.Object) field.ErrorList {
-			return configmap.ValidateKeys(obj.(*corev1.Secret).Data, map[string]string(nil), "data", "stringData")
+			return validate(obj.(*corev1.Secret))
 		},
 		ValidateUpdate: func(ctx context.Context, obj, old runtime.Object) field.ErrorList {
-			s, o := obj.(*corev1.Secret), old.(*corev1.Secret)
-			errs := configmap.ValidateKeys(s.Data, map[string]string(nil), "data", "stringData")
-			if s.Type != o.Type {
-				errs = append(errs, field.Invalid(field.NewPath("type"), s.Type, "field is immutable"))
-			}
-			return errs
+			return validateUpdate(obj.(*corev1.Secret), old.(*corev1.Secret))
 		},
 		FieldLabelNames: []string{"type"},
 		FieldLabels: func(obj runtime.Object) fields.Set {

@@ -18,8 +18,9 @@ func Definition() *resource.Definition {
 		GroupVersion: corev1.SchemeGroupVersion, Kind: "Service",
 		Resource: "services", Singular: "service", Namespaced: true,
 		ShortNames: []string{"svc"}, Categories: []string{"all"},
-		EtcdPrefix:     "services/specs",
-		NameValidation: apivalidation.NameIsDNS1035Label,
+		EtcdPrefix: "services/specs",
+		// RelaxedServiceNameValidation (on in 1.36): an RFC 1123 label.
+		NameValidation: apivalidation.NameIsDNSLabel,
 		New:            func() runtime.Object { return &corev1.Service{} },
 		NewList:        func() runtime.Object { return &corev1.ServiceList{} },
 		Default:        func(obj runtime.Object) { Default(obj.(*corev1.Service)) },
@@ -31,6 +32,9 @@ func Definition() *resource.Definition {
 		Validate: func(ctx context.Context, obj runtime.Object) field.ErrorList {
 			return Validate(obj.(*corev1.Service))
 		},
+		// Upstream's ValidateServiceUpdate: the metadata's transition, then
+		// the spec (not the name again).
+		UpdateMeta: resource.UpdateMetaTransition,
 		ValidateUpdate: func(ctx context.Context, obj, old runtime.Object) field.ErrorList {
 			return ValidateUpdate(obj.(*corev1.Service), old.(*corev1.Service))
 		},

@@ -8,6 +8,8 @@ import (
 	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/svcplane/svcplane/internal/registry/resource"
 	netutils "k8s.io/utils/net"
 )
 
@@ -37,8 +39,8 @@ var (
 // maxClientIPAffinitySeconds is upstream's core.MaxClientIPServiceAffinitySeconds (one day).
 const maxClientIPAffinitySeconds = 86400
 
-// strictIPs is the StrictIPCIDRValidation feature gate (alpha, off).
-const strictIPs = false
+// strictIPs is the StrictIPCIDRValidation feature gate.
+const strictIPs = resource.StrictIPCIDRValidation
 
 // Validate checks a Service on create with upstream's field paths and messages.
 func Validate(svc *corev1.Service) field.ErrorList {

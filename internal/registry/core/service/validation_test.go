@@ -45,11 +45,6 @@ func TestValidateValid(t *testing.T) {
 			s.Spec.TrafficDistribution = ptr(corev1.ServiceTrafficDistributionPreferSameNode)
 			s.Annotations = map[string]string{corev1.AnnotationTopologyMode: "Auto", corev1.DeprecatedAnnotationTopologyAwareHints: "Auto"}
 		}),
-		"sloppy legacy IPs": newSvc(corev1.ServiceTypeClusterIP, func(s *corev1.Service) {
-			s.Spec.ClusterIP, s.Spec.ClusterIPs = "010.000.000.010", []string{"010.000.000.010"}
-			s.Spec.ExternalIPs = []string{"::ffff:1.2.3.4"}
-			s.Spec.ExternalTrafficPolicy = corev1.ServiceExternalTrafficPolicyCluster
-		}),
 		"source ranges annotation": newSvc(corev1.ServiceTypeLoadBalancer, func(s *corev1.Service) {
 			s.Annotations = map[string]string{corev1.AnnotationLoadBalancerSourceRangesKey: " 10.0.0.0/8, 192.168.0.0/16 "}
 		}),
@@ -74,6 +69,15 @@ func runValidateCases(t *testing.T, cases []validateCase) {
 
 func TestValidateTypes(t *testing.T) {
 	runValidateCases(t, []validateCase{
+		// StrictIPCIDRValidation is on in 1.36: new sloppy IPs are refused.
+		{"sloppy legacy IPs", newSvc(corev1.ServiceTypeClusterIP, func(s *corev1.Service) {
+			s.Spec.ClusterIP, s.Spec.ClusterIPs = "010.000.000.010", []string{"010.000.000.010"}
+			s.Spec.ExternalIPs = []string{"::ffff:1.2.3.4"}
+			s.Spec.ExternalTrafficPolicy = corev1.ServiceExternalTrafficPolicyCluster
+		}), []string{
+			`spec.clusterIPs[0]: Invalid value: "010.000.000.010": must not have leading 0s`,
+			`spec.externalIPs[0]: Invalid value: "::ffff:1.2.3.4": must not be an IPv4-mapped IPv6 address`,
+		}},
 		{"no type", newSvc("", func(s *corev1.Service) {
 			s.Spec.Type, s.Spec.InternalTrafficPolicy = "", nil
 		}), []string{"spec.type: Required value"}},

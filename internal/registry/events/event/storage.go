@@ -31,6 +31,9 @@ func Definition() *resource.Definition {
 		Validate: func(ctx context.Context, obj runtime.Object) field.ErrorList {
 			return coreevent.ValidateStrictCreate(toCore(obj))
 		},
+		// Upstream's strict ValidateEventUpdate: the metadata's transition
+		// and what may not change.
+		UpdateMeta: resource.UpdateMetaTransition,
 		ValidateUpdate: func(ctx context.Context, obj, old runtime.Object) field.ErrorList {
 			return coreevent.ValidateStrictUpdate(toCore(obj), toCore(old))
 		},

@@ -4,7 +4,6 @@ import (
 	"context"
 
 	networkingv1 "k8s.io/api/networking/v1"
-	apivalidation "k8s.io/apimachinery/pkg/api/validation"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	utilvalidation "k8s.io/apimachinery/pkg/util/validation"
@@ -25,9 +24,11 @@ func Definition() *resource.Definition {
 			return validateParentRef(obj.(*networkingv1.IPAddress).Spec.ParentRef)
 		},
 		ValidateUpdate: func(ctx context.Context, obj, old runtime.Object) field.ErrorList {
-			return apivalidation.ValidateImmutableField(obj.(*networkingv1.IPAddress).Spec.ParentRef,
-				old.(*networkingv1.IPAddress).Spec.ParentRef, field.NewPath("spec", "parentRef"))
+			ip := obj.(*networkingv1.IPAddress)
+			return append(validateParentRef(ip.Spec.ParentRef), validateUpdate(ip, old.(*networkingv1.IPAddress))...)
 		},
+		// A random suffix cannot make an IP: generateName is the name as is.
+		KeepGenerateName: true,
 		Columns: []metav1.TableColumnDefinition{
 			resource.Column("ParentRef", "string", 0, "ParentRef references the resource that an IPAddress is attached to."),
 		},
@@ -55,19 +56,4 @@ func ValidateName(name string, _ bool) []string {
 		out = append(out, e.Detail)
 	}
 	return out
-}
-
-func validateParentRef(ref *networkingv1.ParentReference) field.ErrorList {
-	p := field.NewPath("spec", "parentRef")
-	if ref == nil {
-		return field.ErrorList{field.Required(p, "")}
-	}
-	var errs field.ErrorList
-	if ref.Resource == "" {
-		errs = append(errs, field.Required(p.Child("resource"), ""))
-	}
-	if ref.Name == "" {
-		errs = append(errs, field.Required(p.Child("name"), ""))
-	}
-	return errs
 }

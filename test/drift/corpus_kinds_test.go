@@ -1,0 +1,121 @@
+package drift
+
+import (
+	appsv1 "k8s.io/api/apps/v1"
+	coordinationv1 "k8s.io/api/coordination/v1"
+	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
+	eventsv1 "k8s.io/api/events/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apiserver/pkg/registry/rest"
+	_ "k8s.io/kubernetes/pkg/apis/apps/install"
+	_ "k8s.io/kubernetes/pkg/apis/coordination/install"
+	_ "k8s.io/kubernetes/pkg/apis/core/install"
+	_ "k8s.io/kubernetes/pkg/apis/discovery/install"
+	_ "k8s.io/kubernetes/pkg/apis/events/install"
+	_ "k8s.io/kubernetes/pkg/apis/networking/install"
+	_ "k8s.io/kubernetes/pkg/apis/rbac/install"
+	deploymentstore "k8s.io/kubernetes/pkg/registry/apps/deployment"
+	replicasetstore "k8s.io/kubernetes/pkg/registry/apps/replicaset"
+	leasestore "k8s.io/kubernetes/pkg/registry/coordination/lease"
+	configmapstore "k8s.io/kubernetes/pkg/registry/core/configmap"
+	endpointsstore "k8s.io/kubernetes/pkg/registry/core/endpoint"
+	eventstore "k8s.io/kubernetes/pkg/registry/core/event"
+	namespacestore "k8s.io/kubernetes/pkg/registry/core/namespace"
+	nodestore "k8s.io/kubernetes/pkg/registry/core/node"
+	podstore "k8s.io/kubernetes/pkg/registry/core/pod"
+	podtemplatestore "k8s.io/kubernetes/pkg/registry/core/podtemplate"
+	rcstore "k8s.io/kubernetes/pkg/registry/core/replicationcontroller"
+	secretstore "k8s.io/kubernetes/pkg/registry/core/secret"
+	servicestore "k8s.io/kubernetes/pkg/registry/core/service"
+	serviceaccountstore "k8s.io/kubernetes/pkg/registry/core/serviceaccount"
+	endpointslicestore "k8s.io/kubernetes/pkg/registry/discovery/endpointslice"
+	ipaddressstore "k8s.io/kubernetes/pkg/registry/networking/ipaddress"
+	servicecidrstore "k8s.io/kubernetes/pkg/registry/networking/servicecidr"
+	clusterrolestore "k8s.io/kubernetes/pkg/registry/rbac/clusterrole"
+	clusterrolebindingstore "k8s.io/kubernetes/pkg/registry/rbac/clusterrolebinding"
+	rolestore "k8s.io/kubernetes/pkg/registry/rbac/role"
+	rolebindingstore "k8s.io/kubernetes/pkg/registry/rbac/rolebinding"
+)
+
+// upstreamStrategy is what kube-apiserver's generic store of a kind
+// creates and updates with.
+type upstreamStrategy interface {
+	rest.RESTCreateStrategy
+	rest.RESTUpdateStrategy
+}
+
+// corpusKind ties a corpus file's kind to the served type and upstream's
+// registry strategy for it.
+type corpusKind struct {
+	gvk         schema.GroupVersionKind
+	namespaced  bool
+	newExternal func() runtime.Object
+	upstream    upstreamStrategy
+	// status is upstream's /status strategy (set from upstreamStatus).
+	status rest.RESTUpdateStrategy
+}
+
+// upstreamStatus are upstream's strategies of the /status subresources
+// the corpus has cases for.
+var upstreamStatus = map[string]rest.RESTUpdateStrategy{
+	"Pod":        podstore.StatusStrategy,
+	"Node":       nodestore.StatusStrategy,
+	"Service":    servicestore.StatusStrategy,
+	"Namespace":  namespacestore.StatusStrategy,
+	"Deployment": deploymentstore.StatusStrategy,
+	"ReplicaSet": replicasetstore.StatusStrategy,
+}
+
+var corpusKinds = map[string]corpusKind{
+	"Pod": {corev1.SchemeGroupVersion.WithKind("Pod"), true,
+		func() runtime.Object { return &corev1.Pod{} }, podstore.Strategy, nil},
+	"Service": {corev1.SchemeGroupVersion.WithKind("Service"), true,
+		func() runtime.Object { return &corev1.Service{} }, servicestore.Strategy, nil},
+	"Deployment": {appsv1.SchemeGroupVersion.WithKind("Deployment"), true,
+		func() runtime.Object { return &appsv1.Deployment{} }, deploymentstore.Strategy, nil},
+	"ReplicaSet": {appsv1.SchemeGroupVersion.WithKind("ReplicaSet"), true,
+		func() runtime.Object { return &appsv1.ReplicaSet{} }, replicasetstore.Strategy, nil},
+	"EndpointSlice": {discoveryv1.SchemeGroupVersion.WithKind("EndpointSlice"), true,
+		func() runtime.Object { return &discoveryv1.EndpointSlice{} }, endpointslicestore.Strategy, nil},
+	"Node": {corev1.SchemeGroupVersion.WithKind("Node"), false,
+		func() runtime.Object { return &corev1.Node{} }, nodestore.Strategy, nil},
+	"Namespace": {corev1.SchemeGroupVersion.WithKind("Namespace"), false,
+		func() runtime.Object { return &corev1.Namespace{} }, namespacestore.Strategy, nil},
+	"ConfigMap": {corev1.SchemeGroupVersion.WithKind("ConfigMap"), true,
+		func() runtime.Object { return &corev1.ConfigMap{} }, configmapstore.Strategy, nil},
+	"Secret": {corev1.SchemeGroupVersion.WithKind("Secret"), true,
+		func() runtime.Object { return &corev1.Secret{} }, secretstore.Strategy, nil},
+	"Event": {corev1.SchemeGroupVersion.WithKind("Event"), true,
+		func() runtime.Object { return &corev1.Event{} }, eventstore.Strategy, nil},
+	"Lease": {coordinationv1.SchemeGroupVersion.WithKind("Lease"), true,
+		func() runtime.Object { return &coordinationv1.Lease{} }, leasestore.Strategy, nil},
+	"ServiceCIDR": {networkingv1.SchemeGroupVersion.WithKind("ServiceCIDR"), false,
+		func() runtime.Object { return &networkingv1.ServiceCIDR{} }, servicecidrstore.Strategy, nil},
+	"IPAddress": {networkingv1.SchemeGroupVersion.WithKind("IPAddress"), false,
+		func() runtime.Object { return &networkingv1.IPAddress{} }, ipaddressstore.Strategy, nil},
+
+	// Served kinds beyond the thirteen the issue names: a few cases each,
+	// for the metadata rules they share with the others.
+	"ReplicationController": {corev1.SchemeGroupVersion.WithKind("ReplicationController"), true,
+		func() runtime.Object { return &corev1.ReplicationController{} }, rcstore.Strategy, nil},
+	"PodTemplate": {corev1.SchemeGroupVersion.WithKind("PodTemplate"), true,
+		func() runtime.Object { return &corev1.PodTemplate{} }, podtemplatestore.Strategy, nil},
+	"Endpoints": {corev1.SchemeGroupVersion.WithKind("Endpoints"), true,
+		func() runtime.Object { return &corev1.Endpoints{} }, endpointsstore.Strategy, nil},
+	"ServiceAccount": {corev1.SchemeGroupVersion.WithKind("ServiceAccount"), true,
+		func() runtime.Object { return &corev1.ServiceAccount{} }, serviceaccountstore.Strategy, nil},
+	"Event.events.k8s.io": {eventsv1.SchemeGroupVersion.WithKind("Event"), true,
+		func() runtime.Object { return &eventsv1.Event{} }, eventstore.Strategy, nil},
+	"Role": {rbacv1.SchemeGroupVersion.WithKind("Role"), true,
+		func() runtime.Object { return &rbacv1.Role{} }, rolestore.Strategy, nil},
+	"ClusterRole": {rbacv1.SchemeGroupVersion.WithKind("ClusterRole"), false,
+		func() runtime.Object { return &rbacv1.ClusterRole{} }, clusterrolestore.Strategy, nil},
+	"RoleBinding": {rbacv1.SchemeGroupVersion.WithKind("RoleBinding"), true,
+		func() runtime.Object { return &rbacv1.RoleBinding{} }, rolebindingstore.Strategy, nil},
+	"ClusterRoleBinding": {rbacv1.SchemeGroupVersion.WithKind("ClusterRoleBinding"), false,
+		func() runtime.Object { return &rbacv1.ClusterRoleBinding{} }, clusterrolebindingstore.Strategy, nil},
+}
