@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"slices"
+	"sync"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -13,10 +14,10 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/metadata"
-	"k8s.io/client-go/metadata/metadatainformer"
 	"k8s.io/client-go/restmapper"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/util/workqueue"
+	"k8s.io/utils/clock"
 
 	"github.com/svcplane/svcplane/internal/controller/worker"
 )
@@ -28,40 +29,45 @@ const RetryBlocked = time.Second
 type Collector struct {
 	meta      metadata.Interface
 	discovery discovery.DiscoveryInterface
-	mapper    meta.RESTMapper
 	graph     *graph
 	queue     workqueue.TypedRateLimitingInterface[types.UID]
-	synced    []cache.InformerSynced
+	monitors  monitors
+	clock     clock.WithTicker
+
+	mapperMu sync.RWMutex
+	mapper   meta.RESTMapper
 }
 
 // New returns a collector.
 func New(metaClient metadata.Interface, disco discovery.DiscoveryInterface) *Collector {
 	return &Collector{meta: metaClient, discovery: disco, graph: newGraph(),
-		queue: worker.NewQueue[types.UID]("garbage_collector")}
+		queue: worker.NewQueue[types.UID]("garbage_collector"), clock: clock.RealClock{}}
 }
 
 // Run builds the graph from informers over every deletable resource and
-// processes it until ctx ends.
+// processes it until ctx ends; every ResyncPeriod it asks discovery again
+// and monitors the resources that appeared (custom resources), stops
+// monitoring those that went.
 func (c *Collector) Run(ctx context.Context, workers int) error {
-	groups, err := restmapper.GetAPIGroupResources(c.discovery)
+	synced, err := c.rediscover(ctx)
 	if err != nil {
 		return err
 	}
-	c.mapper = restmapper.NewDiscoveryRESTMapper(groups)
-	f := metadatainformer.NewSharedInformerFactory(c.meta, 0)
-	for _, gvr := range deletable(groups) {
-		gvr := gvr
-		inf := f.ForResource(gvr).Informer()
-		_, _ = inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
-			AddFunc:    func(obj interface{}) { c.observe(gvr, obj) },
-			UpdateFunc: func(_, obj interface{}) { c.observe(gvr, obj) },
-			DeleteFunc: func(obj interface{}) { c.forget(obj) },
-		})
-		c.synced = append(c.synced, inf.HasSynced)
-	}
-	f.Start(ctx.Done())
-	worker.Run(ctx, c.queue, workers, c.processKey, c.synced...)
+	go c.resyncLoop(ctx, ResyncPeriod)
+	worker.Run(ctx, c.queue, workers, c.processKey, synced...)
 	return nil
+}
+
+func (c *Collector) setMapper(m meta.RESTMapper) {
+	c.mapperMu.Lock()
+	defer c.mapperMu.Unlock()
+	c.mapper = m
+}
+
+func (c *Collector) restMapper() meta.RESTMapper {
+	c.mapperMu.RLock()
+	defer c.mapperMu.RUnlock()
+	return c.mapper
 }
 
 // deletable lists the preferred versions of resources that can be listed,
@@ -184,7 +190,7 @@ func (c *Collector) ownerGone(ctx context.Context, n *node, ref metav1.OwnerRefe
 	if err != nil {
 		return false, nil, nil
 	}
-	mapping, err := c.mapper.RESTMapping(gv.WithKind(ref.Kind).GroupKind(), gv.Version)
+	mapping, err := c.restMapper().RESTMapping(gv.WithKind(ref.Kind).GroupKind(), gv.Version)
 	if err != nil {
 		return false, nil, nil // unknown kind: leave it alone
 	}

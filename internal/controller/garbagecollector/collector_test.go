@@ -48,7 +48,7 @@ func newCollector(stored []*metav1.PartialObjectMetadata, inGraph ...*metav1.Par
 	mapper.Add(schema.GroupVersionKind{Group: "apps", Version: "v1", Kind: "ReplicaSet"}, meta.RESTScopeNamespace)
 	mapper.Add(schema.GroupVersionKind{Version: "v1", Kind: "Pod"}, meta.RESTScopeNamespace)
 	c := New(client, nil)
-	c.mapper = mapper
+	c.setMapper(mapper)
 	for _, o := range inGraph {
 		gvr := podGVR
 		if o.Kind == "ReplicaSet" {

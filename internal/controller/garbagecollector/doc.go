@@ -14,5 +14,10 @@
 //     finalizer.
 //
 // The graph (uid → object, owner uid → dependents) is built from metadata
-// informers over every resource discovery reports as list/watch/delete-able.
+// informers ("monitors") over every resource discovery reports as
+// list/watch/delete-able. Every ResyncPeriod (30 s, as upstream) discovery
+// is asked again: resources that appeared (custom resources) get a monitor,
+// those that went lose theirs and their objects leave the graph, and the
+// REST mapper used to find owners is replaced. A group that fails discovery
+// keeps its monitors; discovery failing as a whole changes nothing.
 package garbagecollector
