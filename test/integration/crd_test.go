@@ -179,7 +179,7 @@ func checkFieldValidation(t *testing.T, ns string, widgets dynamic.ResourceInter
 	}
 	for body, want := range map[string]string{
 		"apiVersion: crd.it.example.com/v1\nkind: Widget\nmetadata:\n  name: dup\nspec:\n  color: red\n  color: green\n": `line 7: key \"color\" already set in map`,
-		"apiVersion: crd.it.example.com/v1\nkind: Widget\nmetadata:\n  name: dup\nspec:\n  foo: bar\n":                 `.spec.foo: field not declared in schema`,
+		"apiVersion: crd.it.example.com/v1\nkind: Widget\nmetadata:\n  name: dup\nspec:\n  foo: bar\n":                   `.spec.foo: field not declared in schema`,
 	} {
 		raw, err := rc.Patch(types.ApplyPatchType).AbsPath(path).Name("dup").Param("fieldManager", "m").Param("fieldValidation", "Strict").
 			Body([]byte(body)).DoRaw(ctx)
