@@ -9,12 +9,14 @@ import (
 	"testing"
 	"time"
 
+	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic"
+	restclient "k8s.io/client-go/rest"
 )
 
 // widgetsCRD has a structural schema with defaults, a CEL rule, the status
@@ -122,6 +124,9 @@ func TestCustomResourceDefinition(t *testing.T) {
 	})
 	t.Run("OpenAPI v2 and v3, kubectl explain", func(t *testing.T) {
 		checkOpenAPI(t)
+	})
+	t.Run("authorization and admission", func(t *testing.T) {
+		checkAuthorizationAndAdmission(t, ns)
 	})
 	t.Run("server-side apply with kubectl", func(t *testing.T) {
 		manifest := filepath.Join(t.TempDir(), "w.yaml")
@@ -236,5 +241,40 @@ func checkOpenAPI(t *testing.T) {
 		if !strings.Contains(out, want) {
 			t.Fatalf("kubectl explain widget.spec lacks %q:\n%s", want, out)
 		}
+	}
+}
+
+// checkAuthorizationAndAdmission: RBAC decides on custom resources as on
+// any other (upstream's message, then allowed once a Role grants them),
+// and NamespaceLifecycle refuses one in a namespace that does not exist.
+func checkAuthorizationAndAdmission(t *testing.T, ns string) {
+	cfg := restclient.CopyConfig(server.Config)
+	cfg.Impersonate = restclient.ImpersonationConfig{UserName: "crd-it-user"}
+	cfg.WarningHandler = restclient.NoWarnings{}
+	widgets := get(dynamic.NewForConfig(cfg))(t).Resource(widgetsGVR).Namespace(ns)
+	_, err := widgets.List(ctx, metav1.ListOptions{})
+	if !apierrors.IsForbidden(err) || !strings.Contains(err.Error(),
+		`User "crd-it-user" cannot list resource "widgets" in API group "crd.it.example.com" in the namespace "`+ns+`"`) {
+		t.Fatalf("list by a user without rights: %v", err)
+	}
+	get(server.Client.RbacV1().Roles(ns).Create(ctx, &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Name: "widgets"},
+		Rules: []rbacv1.PolicyRule{{APIGroups: []string{"crd.it.example.com"}, Resources: []string{"widgets"}, Verbs: []string{"list"}}}},
+		metav1.CreateOptions{}))(t)
+	get(server.Client.RbacV1().RoleBindings(ns).Create(ctx, &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "widgets"},
+		RoleRef:  rbacv1.RoleRef{APIGroup: "rbac.authorization.k8s.io", Kind: "Role", Name: "widgets"},
+		Subjects: []rbacv1.Subject{{APIGroup: "rbac.authorization.k8s.io", Kind: "User", Name: "crd-it-user"}}},
+		metav1.CreateOptions{}))(t)
+	eventually(t, "the Role to let crd-it-user list widgets", func() bool {
+		_, err := widgets.List(ctx, metav1.ListOptions{})
+		return err == nil
+	})
+	if _, err := widgets.Create(ctx, widget("x", nil), metav1.CreateOptions{}); !apierrors.IsForbidden(err) {
+		t.Fatalf("create with only list granted: %v", err)
+	}
+
+	admin := crdDynamicClient(t, nil).Resource(widgetsGVR).Namespace("crd-it-no-such-namespace")
+	_, err = admin.Create(ctx, widget("x", map[string]interface{}{}), metav1.CreateOptions{})
+	if !apierrors.IsNotFound(err) || !strings.Contains(err.Error(), `namespaces "crd-it-no-such-namespace" not found`) {
+		t.Fatalf("create in a missing namespace: %v", err)
 	}
 }
