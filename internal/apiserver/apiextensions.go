@@ -9,8 +9,10 @@ import (
 	apiextensionsoptions "k8s.io/apiextensions-apiserver/pkg/cmd/server/options"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	genericapifilters "k8s.io/apiserver/pkg/endpoints/filters"
 	genericapiserver "k8s.io/apiserver/pkg/server"
 	genericoptions "k8s.io/apiserver/pkg/server/options"
+	"k8s.io/apiserver/pkg/util/notfoundhandler"
 	"k8s.io/apiserver/pkg/util/proxy"
 	"k8s.io/apiserver/pkg/util/webhook"
 	corelisters "k8s.io/client-go/listers/core/v1"
@@ -61,7 +63,10 @@ func newAPIExtensions(config *genericapiserver.RecommendedConfig, etcdOpts *gene
 	// apiextensions turns the /apis handler off because kube-apiserver's
 	// aggregator serves /apis; here this server is the only one.
 	completed.GenericConfig.EnableDiscovery = true
-	return completed.New(genericapiserver.NewEmptyDelegate())
+	// As kube-apiserver: what no handler serves is a 404 Status (503 while
+	// the CRDs are not yet known, so a client retries rather than giving up).
+	notFound := notfoundhandler.New(config.Serializer, genericapifilters.NoMuxAndDiscoveryIncompleteKey)
+	return completed.New(genericapiserver.NewEmptyDelegateWithCustomHandler(notFound))
 }
 
 // clusterIPResolver sends conversion webhooks named by Service to the
