@@ -3,6 +3,7 @@ package garbagecollector
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"slices"
 	"sync"
 	"time"
@@ -126,10 +127,25 @@ func (c *Collector) forget(obj interface{}) {
 
 func (c *Collector) processKey(ctx context.Context, uid types.UID) (time.Duration, error) {
 	retry, err := c.process(ctx, uid)
-	if err == nil && retry {
+	var unknown *unknownOwnerKind
+	switch {
+	case errors.As(err, &unknown):
+		// A custom resource's kind the mapper learns at the next
+		// rediscovery, or a kind that does not exist: retried with
+		// backoff, as upstream, without an error in the log.
+		return worker.Backoff, nil
+	case err == nil && retry:
 		return RetryBlocked, nil
 	}
 	return 0, err
+}
+
+// unknownOwnerKind is an owner reference whose kind the REST mapper does
+// not know.
+type unknownOwnerKind struct{ ref metav1.OwnerReference }
+
+func (e *unknownOwnerKind) Error() string {
+	return "owner kind " + e.ref.Kind + " of " + e.ref.APIVersion + " is not served (yet)"
 }
 
 // process handles one object: its own deletion modes, then its owners.
@@ -192,7 +208,7 @@ func (c *Collector) ownerGone(ctx context.Context, n *node, ref metav1.OwnerRefe
 	}
 	mapping, err := c.restMapper().RESTMapping(gv.WithKind(ref.Kind).GroupKind(), gv.Version)
 	if err != nil {
-		return false, nil, nil // unknown kind: leave it alone
+		return false, nil, &unknownOwnerKind{ref: ref}
 	}
 	ns := ""
 	if mapping.Scope.Name() == meta.RESTScopeNameNamespace {

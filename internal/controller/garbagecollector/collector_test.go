@@ -15,6 +15,8 @@ import (
 	metadatafake "k8s.io/client-go/metadata/fake"
 	clienttesting "k8s.io/client-go/testing"
 	"k8s.io/utils/ptr"
+
+	"github.com/svcplane/svcplane/internal/controller/worker"
 )
 
 var (
@@ -145,11 +147,25 @@ func TestOnlyTheGoneOwnerIsDropped(t *testing.T) {
 	expectWrites(t, client, "patch pods p owners=[rs]")
 }
 
-func TestUnknownOwnerKindIsLeftAlone(t *testing.T) {
+// TestUnknownOwnerKindIsRetried: an owner of a kind the mapper does not
+// know (a custom resource created since the last rediscovery) leaves the
+// dependent alone for now and retries it with backoff; once the mapper
+// knows the kind, a gone owner's dependent is deleted.
+func TestUnknownOwnerKindIsRetried(t *testing.T) {
 	pod := object(podGVR, "Pod", "p", metav1.OwnerReference{APIVersion: "example.com/v1", Kind: "Widget", Name: "w", UID: "w-uid"})
 	c, client := newCollector([]*metav1.PartialObjectMetadata{pod}, pod)
-	process(t, c, pod.UID)
+	if after, err := c.processKey(context.Background(), pod.UID); err != nil || after != worker.Backoff {
+		t.Fatalf("unknown owner kind: delay %v, err %v; want a backoff retry without error", after, err)
+	}
 	expectWrites(t, client)
+
+	mapper := meta.NewDefaultRESTMapper(nil)
+	mapper.Add(schema.GroupVersionKind{Group: "example.com", Version: "v1", Kind: "Widget"}, meta.RESTScopeNamespace)
+	c.setMapper(mapper)
+	if after, err := c.processKey(context.Background(), pod.UID); err != nil || after != 0 {
+		t.Fatalf("known kind: delay %v, err %v", after, err)
+	}
+	expectWrites(t, client, "delete pods p Background uid=p-uid")
 }
 
 func TestOrphanStripsTheOwnerThenItsFinalizer(t *testing.T) {
