@@ -72,6 +72,21 @@ func TestCustomResourceLifecycle(t *testing.T) {
 	t.Logf("owned Gizmo collected %v after its owner's deletion", time.Since(start).Round(time.Second))
 	get(dyn.Resource(gizmosGVR).Namespace(gcNS).Get(ctx, "unowned", metav1.GetOptions{}))(t)
 
+	// And the other way: a ConfigMap owned by a Gizmo goes with it
+	// (foreground: the Gizmo waits for it).
+	parent := get(dyn.Resource(gizmosGVR).Namespace(gcNS).Create(ctx, gizmo("parent"), metav1.CreateOptions{}))(t)
+	block := true
+	get(c.CoreV1().ConfigMaps(gcNS).Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "child",
+		OwnerReferences: []metav1.OwnerReference{{APIVersion: "lifecycle.it.example.com/v1", Kind: "Gizmo", Name: "parent",
+			UID: parent.GetUID(), BlockOwnerDeletion: &block}}}}, metav1.CreateOptions{}))(t)
+	foreground := metav1.DeletePropagationForeground
+	noErr(t, dyn.Resource(gizmosGVR).Namespace(gcNS).Delete(ctx, "parent", metav1.DeleteOptions{PropagationPolicy: &foreground}))
+	testutil.Eventually(t, 30*time.Second, "the Gizmo's ConfigMap, then the Gizmo, deleted", func() bool {
+		_, errChild := c.CoreV1().ConfigMaps(gcNS).Get(ctx, "child", metav1.GetOptions{})
+		_, errParent := dyn.Resource(gizmosGVR).Namespace(gcNS).Get(ctx, "parent", metav1.GetOptions{})
+		return apierrors.IsNotFound(errChild) && apierrors.IsNotFound(errParent)
+	})
+
 	// Namespace deletion.
 	nsDel := newNamespace(t, c)
 	for _, name := range []string{"a", "b"} {
