@@ -18,6 +18,7 @@ import (
 	"k8s.io/client-go/restmapper"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/util/workqueue"
+	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
 
 	"github.com/svcplane/svcplane/internal/controller/worker"
@@ -25,6 +26,9 @@ import (
 
 // RetryBlocked is how soon an owner waiting for dependents is looked at.
 const RetryBlocked = time.Second
+
+// RetryDiscovery is how soon a failed first discovery is tried again.
+const RetryDiscovery = time.Second
 
 // Collector is the garbage collector.
 type Collector struct {
@@ -50,13 +54,31 @@ func New(metaClient metadata.Interface, disco discovery.DiscoveryInterface) *Col
 // and monitors the resources that appeared (custom resources), stops
 // monitoring those that went.
 func (c *Collector) Run(ctx context.Context, workers int) error {
-	synced, err := c.rediscover(ctx)
+	synced, err := c.firstDiscovery(ctx)
 	if err != nil {
 		return err
 	}
 	go c.resyncLoop(ctx, ResyncPeriod)
 	worker.Run(ctx, c.queue, workers, c.processKey, synced...)
 	return nil
+}
+
+// firstDiscovery rediscovers until it succeeds (discovery may fail while
+// the server starts; upstream's collector waits for its first sync the
+// same way), every RetryDiscovery; it fails only when ctx ends.
+func (c *Collector) firstDiscovery(ctx context.Context) ([]cache.InformerSynced, error) {
+	for {
+		synced, err := c.rediscover(ctx)
+		if err == nil {
+			return synced, nil
+		}
+		klog.FromContext(ctx).Error(err, "Garbage collector: discovery failed; trying again", "after", RetryDiscovery)
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-c.clock.After(RetryDiscovery):
+		}
+	}
 }
 
 func (c *Collector) setMapper(m meta.RESTMapper) {

@@ -210,3 +210,31 @@ func TestResyncLoopRediscoversEveryPeriod(t *testing.T) {
 	cancel()
 	<-done
 }
+
+// TestFirstDiscoveryIsRetried: discovery down when the collector starts
+// (the server is still starting) is tried again until it answers.
+func TestFirstDiscoveryIsRetried(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	d := newFakeDiscovery(podsAndRS()...)
+	d.down = true
+	c := New(metadatafake.NewSimpleMetadataClient(metadatafake.NewTestScheme()), d)
+	clk := clocktesting.NewFakeClock(time.Unix(0, 0))
+	c.clock = clk
+	type result struct {
+		n   int
+		err error
+	}
+	done := make(chan result, 1)
+	go func() { s, err := c.firstDiscovery(ctx); done <- result{len(s), err} }()
+	testutil.Eventually(t, 10*time.Second, "a retry scheduled", clk.HasWaiters)
+	d.mu.Lock()
+	d.down = false
+	d.mu.Unlock()
+	clk.Step(RetryDiscovery)
+	r := <-done
+	if r.err != nil || r.n != 2 {
+		t.Fatalf("first discovery: %d monitors, %v", r.n, r.err)
+	}
+	expectMonitored(t, c, podsMonitor, rsMonitor)
+}
