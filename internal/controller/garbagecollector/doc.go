@@ -19,5 +19,7 @@
 // is asked again: resources that appeared (custom resources) get a monitor,
 // those that went lose theirs and their objects leave the graph, and the
 // REST mapper used to find owners is replaced. A group that fails discovery
-// keeps its monitors; discovery failing as a whole changes nothing.
+// keeps its monitors; discovery failing as a whole changes nothing (the
+// first discovery is tried again every second until it answers). An owner
+// of a kind the mapper does not know yet is retried with backoff.
 package garbagecollector
