@@ -188,64 +188,6 @@ func (c *Collector) process(ctx context.Context, uid types.UID) (bool, error) {
 	return false, c.checkOwners(ctx, n)
 }
 
-// checkOwners deletes n when every owner is gone, or drops the owners that
-// are gone when some remain.
-func (c *Collector) checkOwners(ctx context.Context, n *node) error {
-	var alive []metav1.OwnerReference
-	foreground := false
-	for _, ref := range n.owners {
-		gone, owner, err := c.ownerGone(ctx, n, ref)
-		if err != nil {
-			return err
-		}
-		if gone {
-			continue
-		}
-		alive = append(alive, ref)
-		if owner != nil && owner.deleting && owner.hasFinalizer(metav1.FinalizerDeleteDependents) {
-			foreground = true
-		}
-	}
-	switch {
-	case len(alive) == 0:
-		policy := metav1.DeletePropagationBackground
-		return c.delete(ctx, n, policy)
-	case len(alive) < len(n.owners):
-		return c.patchOwners(ctx, n, alive)
-	case foreground:
-		return nil // the owner's foreground pass deletes it
-	}
-	return nil
-}
-
-// ownerGone reports whether ref's object no longer exists (asking the
-// server when the graph does not know it).
-func (c *Collector) ownerGone(ctx context.Context, n *node, ref metav1.OwnerReference) (bool, *node, error) {
-	if o := c.graph.get(ref.UID); o != nil {
-		return false, o, nil
-	}
-	gv, err := schema.ParseGroupVersion(ref.APIVersion)
-	if err != nil {
-		return false, nil, nil
-	}
-	mapping, err := c.restMapper().RESTMapping(gv.WithKind(ref.Kind).GroupKind(), gv.Version)
-	if err != nil {
-		return false, nil, &unknownOwnerKind{ref: ref}
-	}
-	ns := ""
-	if mapping.Scope.Name() == meta.RESTScopeNameNamespace {
-		ns = n.namespace
-	}
-	obj, err := c.meta.Resource(mapping.Resource).Namespace(ns).Get(ctx, ref.Name, metav1.GetOptions{})
-	if apierrors.IsNotFound(err) {
-		return true, nil, nil
-	}
-	if err != nil {
-		return false, nil, err
-	}
-	return obj.UID != ref.UID, nil, nil
-}
-
 func (c *Collector) delete(ctx context.Context, n *node, policy metav1.DeletionPropagation) error {
 	uid := n.uid
 	err := c.meta.Resource(n.gvr).Namespace(n.namespace).Delete(ctx, n.name, metav1.DeleteOptions{
@@ -284,32 +226,4 @@ func (c *Collector) orphan(ctx context.Context, n *node) error {
 		}
 	}
 	return c.removeFinalizer(ctx, n, metav1.FinalizerOrphanDependents)
-}
-
-// foreground deletes n's dependents and removes its foregroundDeletion
-// finalizer once no blocking dependent is left.
-func (c *Collector) foreground(ctx context.Context, n *node) (bool, error) {
-	blocked := false
-	for _, d := range c.graph.dependentsOf(n.uid) {
-		for _, ref := range d.owners {
-			if ref.UID == n.uid && ref.BlockOwnerDeletion != nil && *ref.BlockOwnerDeletion {
-				blocked = true
-			}
-		}
-		if !d.deleting {
-			// Upstream: a dependent with dependents of its own is deleted
-			// in the foreground too, a leaf in the background.
-			policy := metav1.DeletePropagationBackground
-			if len(c.graph.dependentsOf(d.uid)) > 0 {
-				policy = metav1.DeletePropagationForeground
-			}
-			if err := c.delete(ctx, d, policy); err != nil {
-				return false, err
-			}
-		}
-	}
-	if blocked {
-		return true, nil
-	}
-	return false, c.removeFinalizer(ctx, n, metav1.FinalizerDeleteDependents)
 }

@@ -3,6 +3,7 @@ package garbagecollector
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -182,9 +183,16 @@ func TestForegroundWaitsForBlockingDependents(t *testing.T) {
 	rs.DeletionTimestamp, rs.Finalizers = &metav1.Time{}, []string{metav1.FinalizerDeleteDependents}
 	blocking := object(podGVR, "Pod", "blocking", ownedBy("rs", true))
 	c, client := newCollector([]*metav1.PartialObjectMetadata{rs, blocking}, rs, blocking)
+	drain(c)
 	if !process(t, c, rs.UID) {
 		t.Fatal("a blocking dependent must hold the owner back")
 	}
+	expectWrites(t, client)
+	if got := drain(c); !slices.Equal(got, []string{"blocking-uid"}) {
+		t.Fatalf("queued %v: the owner's pass looks at its dependents", got)
+	}
+	// The dependent's own pass: its only owner waits for it → deleted.
+	process(t, c, blocking.UID)
 	expectWrites(t, client, "delete pods blocking Background uid=blocking-uid")
 
 	// Once the dependent is gone from the graph, the finalizer goes.
@@ -204,17 +212,61 @@ func TestForegroundDoesNotWaitForNonBlockingDependents(t *testing.T) {
 	if process(t, c, rs.UID) {
 		t.Fatal("a dependent without blockOwnerDeletion must not block")
 	}
+	expectWrites(t, client, "patch replicasets rs finalizers=[]")
+	process(t, c, loose.UID)
 	expectWrites(t, client, "delete pods loose Background uid=loose-uid", "patch replicasets rs finalizers=[]")
 }
 
 func TestForegroundPropagatesToDependentsWithDependents(t *testing.T) {
-	deploy := object(rsGVR, "ReplicaSet", "top")
-	deploy.DeletionTimestamp, deploy.Finalizers = &metav1.Time{}, []string{metav1.FinalizerDeleteDependents}
+	top := object(rsGVR, "ReplicaSet", "top")
+	top.DeletionTimestamp, top.Finalizers = &metav1.Time{}, []string{metav1.FinalizerDeleteDependents}
 	mid := object(rsGVR, "ReplicaSet", "mid", ownedBy("top", true))
 	leaf := object(podGVR, "Pod", "leaf", ownedBy("mid", true))
-	c, client := newCollector([]*metav1.PartialObjectMetadata{deploy, mid, leaf}, deploy, mid, leaf)
-	if !process(t, c, deploy.UID) {
+	c, client := newCollector([]*metav1.PartialObjectMetadata{top, mid, leaf}, top, mid, leaf)
+	if !process(t, c, top.UID) {
 		t.Fatal("mid blocks top")
 	}
+	process(t, c, mid.UID)
 	expectWrites(t, client, "delete replicasets mid Foreground uid=mid-uid")
+}
+
+// TestForegroundKeepsDependentsWithAnotherOwner: a dependent that also has
+// a solid owner only loses its reference to the owner being deleted in the
+// foreground (conformance: "should not delete dependents that have both
+// valid owner and owner that's waiting for dependents to be deleted").
+func TestForegroundKeepsDependentsWithAnotherOwner(t *testing.T) {
+	going := object(rsGVR, "ReplicaSet", "going")
+	going.DeletionTimestamp, going.Finalizers = &metav1.Time{}, []string{metav1.FinalizerDeleteDependents}
+	staying := object(rsGVR, "ReplicaSet", "staying")
+	shared := object(podGVR, "Pod", "shared", ownedBy("going", true), ownedBy("staying", false))
+	c, client := newCollector([]*metav1.PartialObjectMetadata{going, staying, shared}, going, staying, shared)
+	process(t, c, shared.UID)
+	expectWrites(t, client, "patch pods shared owners=[staying]")
+}
+
+// TestForegroundBreaksCircles: in a circle of blocking owner references
+// (p1 → p2 → p3 → p1, p1 deleted in the foreground), an object whose owner
+// and dependent both wait for their dependents has its references made
+// non-blocking before it is deleted in the foreground (conformance:
+// "should not be blocked by dependency circle").
+func TestForegroundBreaksCircles(t *testing.T) {
+	ref := func(name string) metav1.OwnerReference {
+		return metav1.OwnerReference{APIVersion: "v1", Kind: "Pod", Name: name, UID: types.UID(name + "-uid"), BlockOwnerDeletion: ptr.To(true)}
+	}
+	p1 := object(podGVR, "Pod", "p1", ref("p3"))
+	p2 := object(podGVR, "Pod", "p2", ref("p1"))
+	p3 := object(podGVR, "Pod", "p3", ref("p2"))
+	for _, p := range []*metav1.PartialObjectMetadata{p1, p2} {
+		p.DeletionTimestamp, p.Finalizers = &metav1.Time{}, []string{metav1.FinalizerDeleteDependents}
+	}
+	c, client := newCollector([]*metav1.PartialObjectMetadata{p1, p2, p3}, p1, p2, p3)
+	process(t, c, p3.UID)
+	expectWrites(t, client, "patch pods p3 owners=[p2]", "delete pods p3 Foreground uid=p3-uid")
+	var p struct {
+		Metadata struct{ OwnerReferences []metav1.OwnerReference } `json:"metadata"`
+	}
+	_ = json.Unmarshal(client.Actions()[0].(clienttesting.PatchAction).GetPatch(), &p)
+	if b := p.Metadata.OwnerReferences[0].BlockOwnerDeletion; b == nil || *b {
+		t.Fatalf("p3's reference to p2 still blocks: %+v", p.Metadata.OwnerReferences)
+	}
 }
