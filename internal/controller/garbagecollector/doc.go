@@ -7,8 +7,12 @@
 //     owners that are gone are dropped from a dependent that still has a
 //     live owner;
 //   - an owner being deleted with the foregroundDeletion finalizer gets its
-//     dependents deleted (foreground too) and loses the finalizer once no
-//     dependent with blockOwnerDeletion remains;
+//     dependents deleted (in the foreground those with dependents of their
+//     own) and loses the finalizer once no dependent with
+//     blockOwnerDeletion remains; a dependent that has another owner not
+//     being deleted in the foreground only loses its reference to it, and
+//     a circle of blocking references is broken (upstream's
+//     attemptToDeleteItem: owners.go);
 //   - an owner being deleted with the orphan finalizer has its
 //     ownerReference removed from every dependent, then loses the
 //     finalizer.
