@@ -1,8 +1,6 @@
 package apiserver
 
 import (
-	"net/url"
-
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apiextensionsv1beta1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1beta1"
 	apiextensionsapiserver "k8s.io/apiextensions-apiserver/pkg/apiserver"
@@ -13,9 +11,7 @@ import (
 	genericapiserver "k8s.io/apiserver/pkg/server"
 	genericoptions "k8s.io/apiserver/pkg/server/options"
 	"k8s.io/apiserver/pkg/util/notfoundhandler"
-	"k8s.io/apiserver/pkg/util/proxy"
 	"k8s.io/apiserver/pkg/util/webhook"
-	corelisters "k8s.io/client-go/listers/core/v1"
 )
 
 // newAPIExtensions builds the one generic server svcplane runs: k8s.io/
@@ -37,7 +33,10 @@ import (
 // the core's getter's replacement by the time New runs: it is set here to
 // the CustomResourceDefinitions' (the core's storages are built by the
 // caller from its own getter).
-func newAPIExtensions(config *genericapiserver.RecommendedConfig, etcdOpts *genericoptions.EtcdOptions, masterCount int) (*apiextensionsapiserver.CustomResourceDefinitions, error) {
+//
+// Conversion webhooks named by Service are resolved by resolver, the one
+// the admission webhooks use (as kube-apiserver shares its resolver).
+func newAPIExtensions(config *genericapiserver.RecommendedConfig, etcdOpts *genericoptions.EtcdOptions, masterCount int, resolver webhook.ServiceResolver) (*apiextensionsapiserver.CustomResourceDefinitions, error) {
 	crdEtcd := *etcdOpts
 	crdEtcd.StorageConfig.Codec = apiextensionsapiserver.Codecs.LegacyCodec(apiextensionsv1beta1.SchemeGroupVersion, apiextensionsv1.SchemeGroupVersion)
 	// kube-apiserver keeps CRDs in their more compact v1beta1 form
@@ -54,7 +53,7 @@ func newAPIExtensions(config *genericapiserver.RecommendedConfig, etcdOpts *gene
 		ExtraConfig: apiextensionsapiserver.ExtraConfig{
 			CRDRESTOptionsGetter: apiextensionsoptions.NewCRDRESTOptionsGetter(*etcdOpts, config.ResourceTransformers, config.StorageObjectCountTracker),
 			MasterCount:          masterCount,
-			ServiceResolver:      clusterIPResolver{config.SharedInformerFactory.Core().V1().Services().Lister()},
+			ServiceResolver:      resolver,
 			AuthResolverWrapper: webhook.NewDefaultAuthenticationInfoResolverWrapper(nil, nil,
 				config.LoopbackClientConfig, config.TracerProvider),
 		},
@@ -67,15 +66,4 @@ func newAPIExtensions(config *genericapiserver.RecommendedConfig, etcdOpts *gene
 	// the CRDs are not yet known, so a client retries rather than giving up).
 	notFound := notfoundhandler.New(config.Serializer, genericapifilters.NoMuxAndDiscoveryIncompleteKey)
 	return completed.New(genericapiserver.NewEmptyDelegateWithCustomHandler(notFound))
-}
-
-// clusterIPResolver sends conversion webhooks named by Service to the
-// Service's cluster IP, as kube-apiserver's resolver does (without
-// --enable-aggregator-routing).
-type clusterIPResolver struct {
-	services corelisters.ServiceLister
-}
-
-func (r clusterIPResolver) ResolveEndpoint(namespace, name string, port int32) (*url.URL, error) {
-	return proxy.ResolveCluster(r.services, namespace, name, port)
 }

@@ -174,7 +174,11 @@ func (s *Server) build(o *Options, endpoints []string) error {
 	if config.AdmissionControl, err = newAdmission(config, client, config.SharedInformerFactory, o.enabledAdmissionPlugins(), o.EnableAggregatorRouting); err != nil {
 		return err
 	}
-	crds, err := newAPIExtensions(config, etcdOpts, o.APIServerCount)
+	conversionResolver, err := newServiceResolver(config.SharedInformerFactory, config.LoopbackClientConfig.Host, o.EnableAggregatorRouting)
+	if err != nil {
+		return err
+	}
+	crds, err := newAPIExtensions(config, etcdOpts, o.APIServerCount, conversionResolver)
 	if err != nil {
 		return err
 	}
