@@ -1,8 +1,10 @@
 package apiserver
 
 import (
+	"context"
 	"sort"
 	"sync"
+	"time"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	crdinformers "k8s.io/apiextensions-apiserver/pkg/client/informers/externalversions/apiextensions/v1"
@@ -11,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/apimachinery/pkg/version"
 	"k8s.io/apiserver/pkg/endpoints/discovery"
 	"k8s.io/apiserver/pkg/endpoints/discovery/aggregated"
@@ -61,13 +64,24 @@ type crdGroups struct {
 
 // addCRDGroupsController keeps g's /apis list in step with the CRDs the
 // informer sees; builtin are the groups the server has installed.
+//
+// /readyz waits (post-start hook "crd-group-list-synced") until the
+// handler has seen every CRD the informer first listed, as it waits for
+// apiextensions' own discovery.
 func addCRDGroupsController(g *genericapiserver.GenericAPIServer, informer crdinformers.CustomResourceDefinitionInformer, builtin []string) error {
 	c := newCRDGroups(informer.Lister(), g.DiscoveryGroupManager, builtin)
 	sync := func(interface{}) { c.sync() }
-	_, err := informer.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
+	reg, err := informer.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc: sync, UpdateFunc: func(_, obj interface{}) { sync(obj) }, DeleteFunc: sync,
 	})
-	return err
+	if err != nil {
+		return err
+	}
+	return g.AddPostStartHook("crd-group-list-synced", func(hc genericapiserver.PostStartHookContext) error {
+		return wait.PollUntilContextCancel(hc, 100*time.Millisecond, true, func(context.Context) (bool, error) {
+			return reg.HasSynced(), nil
+		})
+	})
 }
 
 func newCRDGroups(lister crdlisters.CustomResourceDefinitionLister, m discovery.GroupManager, builtin []string) *crdGroups {

@@ -75,4 +75,12 @@ func TestCustomResourceStorage(t *testing.T) {
 	if !found {
 		t.Fatal("after a restart the CRD group is not in discovery")
 	}
+	groups := get(s.Client.Discovery().WithLegacy().ServerGroups())(t)
+	found = false
+	for _, g := range groups.Groups {
+		found = found || g.Name == gizmosGVR.Group
+	}
+	if !found {
+		t.Fatal("after a restart the CRD group is not in the unaggregated /apis list")
+	}
 }
