@@ -50,6 +50,7 @@ in_ns kubectl --kubeconfig "$DATA/kubeconfig" wait --for=condition=Ready node --
 files='network/(service|endpointslice|endpointslicemirroring|endpoints|service_cidrs|apiserver)\.go'
 files+='|apps/(deployment|replica_set)\.go'
 files+='|apimachinery/(garbage_collector|namespace|watch|chunking|table_conversion|server_version|discovery|aggregated_discovery|field_validation|validatingadmissionpolicy|mutatingadmissionpolicy)\.go'
+files+='|apimachinery/(custom_resource_definition|crd_publish_openapi|crd_watch|crd_selectable_fields)\.go'
 files+='|instrumentation/(events|core_events)\.go|common/node/(configmap|secrets)\.go'
 set +e
 GINKGO=${GINKGO:-$BIN/ginkgo}

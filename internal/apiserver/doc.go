@@ -15,7 +15,10 @@
 // k8s.io/apiserver's MutatingAdmissionPolicy, MutatingAdmissionWebhook,
 // ValidatingAdmissionPolicy and ValidatingAdmissionWebhook, with the
 // webhook service resolver of --enable-aggregator-routing), the RBAC API's escalation guard, the review resources, upstream's RBAC
-// bootstrap policy (the rbac/bootstrap-roles hook), OpenAPI wiring, the
+// bootstrap policy (the rbac/bootstrap-roles hook), OpenAPI wiring,
+// CustomResourceDefinitions (k8s.io/apiextensions-apiserver's generic
+// server is the one server, svcplane's groups are installed into it, so
+// discovery and OpenAPI are one document each with every CRD), the
 // list of served resources, the Service IP and port allocators, and the loops
 // kube-apiserver runs itself as post-start hooks: the system namespaces, the
 // default ServiceCIDR, the allocation repair loops and the `kubernetes`
@@ -28,8 +31,9 @@
 // Guarantees: the server only serves HTTPS; requests with bad credentials get 401 and anonymous ones (kube-apiserver's --anonymous-auth, on by default) may read /healthz, /livez, /readyz and /version only; values
 // are stored in etcd as protobuf under /registry/...; /readyz is 200 only
 // after the system namespaces exist, the default ServiceCIDR exists
-// (IPAddress mode), the RBAC bootstrap policy is in place and every repair
-// loop has passed once.
+// (IPAddress mode), the RBAC bootstrap policy is in place, every repair
+// loop has passed once and the CustomResourceDefinitions are known (their
+// informer has synced and their discovery is in place).
 //
 // New does I/O: it validates the options, takes the data directory's lock,
 // starts the embedded etcd member (without --etcd-servers), loads or creates

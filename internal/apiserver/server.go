@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	apiextensionsapiserver "k8s.io/apiextensions-apiserver/pkg/apiserver"
+	apiextensionsopenapi "k8s.io/apiextensions-apiserver/pkg/generated/openapi"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
@@ -27,6 +29,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	restclient "k8s.io/client-go/rest"
 	"k8s.io/klog/v2"
+	"k8s.io/kube-openapi/pkg/common"
 	"k8s.io/utils/clock"
 
 	"github.com/svcplane/svcplane/internal/apiserver/openapi"
@@ -132,9 +135,13 @@ func (s *Server) build(o *Options, endpoints []string) error {
 	if err := s.applyOpenAPI(&config.Config); err != nil {
 		return err
 	}
-	if err := applyStorage(o, endpoints, defs, scheme, codecs, &config.Config); err != nil {
+	etcdOpts, err := applyStorage(o, endpoints, defs, scheme, codecs, &config.Config)
+	if err != nil {
 		return err
 	}
+	// The core's storages come from coreREST; config.RESTOptionsGetter
+	// becomes the CustomResourceDefinitions' (newAPIExtensions).
+	coreREST := config.RESTOptionsGetter
 	if err := o.StorageSecurity.Audit.ApplyTo(&config.Config); err != nil {
 		return fmt.Errorf("audit: %w", err)
 	}
@@ -167,10 +174,15 @@ func (s *Server) build(o *Options, endpoints []string) error {
 	if config.AdmissionControl, err = newAdmission(config, client, config.SharedInformerFactory, o.enabledAdmissionPlugins(), o.EnableAggregatorRouting); err != nil {
 		return err
 	}
-	generic, err := config.Complete().New("svcplane-apiserver", genericapiserver.NewEmptyDelegate())
+	conversionResolver, err := newServiceResolver(config.SharedInformerFactory, config.LoopbackClientConfig.Host, o.EnableAggregatorRouting)
 	if err != nil {
 		return err
 	}
+	crds, err := newAPIExtensions(config, etcdOpts, o.APIServerCount, conversionResolver)
+	if err != nil {
+		return err
+	}
+	generic := crds.GenericAPIServer
 	// The HTTP server's shutdown starts once in-flight requests have
 	// drained and watches were told to end; it then only waits for
 	// connections to go idle. kube-apiserver allows its request timeout
@@ -181,7 +193,7 @@ func (s *Server) build(o *Options, endpoints []string) error {
 	byResource := map[string]map[string]rest.Storage{}
 	extra := reviewStorages(authz, config.Authentication.Authenticator, config.Authentication.APIAudiences)
 	tokens := saTokens.tokenConfig()
-	core, named, err := apiGroups(defs, scheme, codecs, config.RESTOptionsGetter, byResource, authz.escalation(config.SharedInformerFactory), &tokens, extra)
+	core, named, err := apiGroups(defs, scheme, codecs, coreREST, byResource, authz.escalation(config.SharedInformerFactory), &tokens, extra)
 	if err != nil {
 		return err
 	}
@@ -192,7 +204,7 @@ func (s *Server) build(o *Options, endpoints []string) error {
 	}
 	saTokens.installOpenIDMetadata(generic, config.ExternalAddress)
 	loops := repairLoops{}
-	if s.ServiceAllocators, loops, err = wireServices(o, byResource, config.RESTOptionsGetter, config.SharedInformerFactory, client); err != nil {
+	if s.ServiceAllocators, loops, err = wireServices(o, byResource, coreREST, config.SharedInformerFactory, client); err != nil {
 		return err
 	}
 	s.ServiceRepairs, s.stopEvents = loops.passes, loops.stopEvents
@@ -200,6 +212,10 @@ func (s *Server) build(o *Options, endpoints []string) error {
 		return err
 	}
 	if err := generic.InstallAPIGroups(named...); err != nil {
+		return err
+	}
+	prioritizeBuiltinGroups(generic.AggregatedDiscoveryGroupManager, named)
+	if err := addCRDGroupsController(generic, crds.Informers.Apiextensions().V1().CustomResourceDefinitions(), builtinGroups(named)); err != nil {
 		return err
 	}
 	s.generic, s.LoopbackConfig = generic, config.LoopbackClientConfig
@@ -218,7 +234,7 @@ func (s *Server) build(o *Options, endpoints []string) error {
 	if err != nil {
 		return err
 	}
-	if err := s.addKubernetesServiceHooks(generic, client, o, config.RESTOptionsGetter, port); err != nil {
+	if err := s.addKubernetesServiceHooks(generic, client, o, coreREST, port); err != nil {
 		return err
 	}
 	return s.writeAdminKubeconfig()
@@ -320,17 +336,31 @@ func (s *Server) applyOpenAPI(c *genericapiserver.Config) error {
 	if err != nil {
 		return err
 	}
-	namer := openapinamer.NewDefinitionNamer(external)
-	c.OpenAPIConfig = genericapiserver.DefaultOpenAPIConfig(openapi.GetOpenAPIDefinitions, namer)
+	namer := openapinamer.NewDefinitionNamer(external, apiextensionsapiserver.Scheme)
+	c.OpenAPIConfig = genericapiserver.DefaultOpenAPIConfig(openAPIDefinitions, namer)
 	c.OpenAPIConfig.Info.Title = "Kubernetes"
-	c.OpenAPIV3Config = genericapiserver.DefaultOpenAPIV3Config(openapi.GetOpenAPIDefinitions, namer)
+	c.OpenAPIV3Config = genericapiserver.DefaultOpenAPIV3Config(openAPIDefinitions, namer)
 	c.OpenAPIV3Config.Info.Title = "Kubernetes"
 	return nil
 }
 
+// openAPIDefinitions are svcplane's generated definitions and
+// apiextensions-apiserver's (CustomResourceDefinition and its parts).
+func openAPIDefinitions(ref common.ReferenceCallback) map[string]common.OpenAPIDefinition {
+	defs := openapi.GetOpenAPIDefinitions(ref)
+	for name, def := range apiextensionsopenapi.GetOpenAPIDefinitions(ref) {
+		if _, ok := defs[name]; !ok {
+			defs[name] = def
+		}
+	}
+	return defs
+}
+
 // applyStorage points the generic registry at etcd with kube-apiserver's
 // key layout and protobuf values.
-func applyStorage(o *Options, endpoints []string, defs []*resource.Definition, scheme *runtime.Scheme, codecs serializer.CodecFactory, c *genericapiserver.Config) error {
+// It returns the etcd options (the CustomResourceDefinitions' storage is
+// derived from them).
+func applyStorage(o *Options, endpoints []string, defs []*resource.Definition, scheme *runtime.Scheme, codecs serializer.CodecFactory, c *genericapiserver.Config) (*genericoptions.EtcdOptions, error) {
 	etcdOpts := genericoptions.NewEtcdOptions(storagebackend.NewDefaultConfig(o.EtcdPrefix, nil))
 	etcdOpts.StorageConfig.Transport.ServerList = endpoints
 	// Also for the embedded member: the compactor records each compaction
@@ -363,7 +393,7 @@ func applyStorage(o *Options, endpoints []string, defs []*resource.Definition, s
 			factory.AddCohabitatingResources(def.StoredAs.GroupResource(), def.GroupResource())
 		}
 	}
-	return etcdOpts.ApplyWithStorageFactoryTo(factory, c)
+	return etcdOpts, etcdOpts.ApplyWithStorageFactoryTo(factory, c)
 }
 
 // Run serves until ctx is cancelled, then shuts down gracefully (pre-shutdown

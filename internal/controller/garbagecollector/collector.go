@@ -3,7 +3,9 @@ package garbagecollector
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"slices"
+	"sync"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -13,10 +15,11 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/metadata"
-	"k8s.io/client-go/metadata/metadatainformer"
 	"k8s.io/client-go/restmapper"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/util/workqueue"
+	"k8s.io/klog/v2"
+	"k8s.io/utils/clock"
 
 	"github.com/svcplane/svcplane/internal/controller/worker"
 )
@@ -24,44 +27,70 @@ import (
 // RetryBlocked is how soon an owner waiting for dependents is looked at.
 const RetryBlocked = time.Second
 
+// RetryDiscovery is how soon a failed first discovery is tried again.
+const RetryDiscovery = time.Second
+
 // Collector is the garbage collector.
 type Collector struct {
 	meta      metadata.Interface
 	discovery discovery.DiscoveryInterface
-	mapper    meta.RESTMapper
 	graph     *graph
 	queue     workqueue.TypedRateLimitingInterface[types.UID]
-	synced    []cache.InformerSynced
+	monitors  monitors
+	clock     clock.WithTicker
+
+	mapperMu sync.RWMutex
+	mapper   meta.RESTMapper
 }
 
 // New returns a collector.
 func New(metaClient metadata.Interface, disco discovery.DiscoveryInterface) *Collector {
 	return &Collector{meta: metaClient, discovery: disco, graph: newGraph(),
-		queue: worker.NewQueue[types.UID]("garbage_collector")}
+		queue: worker.NewQueue[types.UID]("garbage_collector"), clock: clock.RealClock{}}
 }
 
 // Run builds the graph from informers over every deletable resource and
-// processes it until ctx ends.
+// processes it until ctx ends; every ResyncPeriod it asks discovery again
+// and monitors the resources that appeared (custom resources), stops
+// monitoring those that went.
 func (c *Collector) Run(ctx context.Context, workers int) error {
-	groups, err := restmapper.GetAPIGroupResources(c.discovery)
+	synced, err := c.firstDiscovery(ctx)
 	if err != nil {
 		return err
 	}
-	c.mapper = restmapper.NewDiscoveryRESTMapper(groups)
-	f := metadatainformer.NewSharedInformerFactory(c.meta, 0)
-	for _, gvr := range deletable(groups) {
-		gvr := gvr
-		inf := f.ForResource(gvr).Informer()
-		_, _ = inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
-			AddFunc:    func(obj interface{}) { c.observe(gvr, obj) },
-			UpdateFunc: func(_, obj interface{}) { c.observe(gvr, obj) },
-			DeleteFunc: func(obj interface{}) { c.forget(obj) },
-		})
-		c.synced = append(c.synced, inf.HasSynced)
-	}
-	f.Start(ctx.Done())
-	worker.Run(ctx, c.queue, workers, c.processKey, c.synced...)
+	go c.resyncLoop(ctx, ResyncPeriod)
+	worker.Run(ctx, c.queue, workers, c.processKey, synced...)
 	return nil
+}
+
+// firstDiscovery rediscovers until it succeeds (discovery may fail while
+// the server starts; upstream's collector waits for its first sync the
+// same way), every RetryDiscovery; it fails only when ctx ends.
+func (c *Collector) firstDiscovery(ctx context.Context) ([]cache.InformerSynced, error) {
+	for {
+		synced, err := c.rediscover(ctx)
+		if err == nil {
+			return synced, nil
+		}
+		klog.FromContext(ctx).Error(err, "Garbage collector: discovery failed; trying again", "after", RetryDiscovery)
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-c.clock.After(RetryDiscovery):
+		}
+	}
+}
+
+func (c *Collector) setMapper(m meta.RESTMapper) {
+	c.mapperMu.Lock()
+	defer c.mapperMu.Unlock()
+	c.mapper = m
+}
+
+func (c *Collector) restMapper() meta.RESTMapper {
+	c.mapperMu.RLock()
+	defer c.mapperMu.RUnlock()
+	return c.mapper
 }
 
 // deletable lists the preferred versions of resources that can be listed,
@@ -120,10 +149,25 @@ func (c *Collector) forget(obj interface{}) {
 
 func (c *Collector) processKey(ctx context.Context, uid types.UID) (time.Duration, error) {
 	retry, err := c.process(ctx, uid)
-	if err == nil && retry {
+	var unknown *unknownOwnerKind
+	switch {
+	case errors.As(err, &unknown):
+		// A custom resource's kind the mapper learns at the next
+		// rediscovery, or a kind that does not exist: retried with
+		// backoff, as upstream, without an error in the log.
+		return worker.Backoff, nil
+	case err == nil && retry:
 		return RetryBlocked, nil
 	}
 	return 0, err
+}
+
+// unknownOwnerKind is an owner reference whose kind the REST mapper does
+// not know.
+type unknownOwnerKind struct{ ref metav1.OwnerReference }
+
+func (e *unknownOwnerKind) Error() string {
+	return "owner kind " + e.ref.Kind + " of " + e.ref.APIVersion + " is not served (yet)"
 }
 
 // process handles one object: its own deletion modes, then its owners.
@@ -142,64 +186,6 @@ func (c *Collector) process(ctx context.Context, uid types.UID) (bool, error) {
 		return false, nil
 	}
 	return false, c.checkOwners(ctx, n)
-}
-
-// checkOwners deletes n when every owner is gone, or drops the owners that
-// are gone when some remain.
-func (c *Collector) checkOwners(ctx context.Context, n *node) error {
-	var alive []metav1.OwnerReference
-	foreground := false
-	for _, ref := range n.owners {
-		gone, owner, err := c.ownerGone(ctx, n, ref)
-		if err != nil {
-			return err
-		}
-		if gone {
-			continue
-		}
-		alive = append(alive, ref)
-		if owner != nil && owner.deleting && owner.hasFinalizer(metav1.FinalizerDeleteDependents) {
-			foreground = true
-		}
-	}
-	switch {
-	case len(alive) == 0:
-		policy := metav1.DeletePropagationBackground
-		return c.delete(ctx, n, policy)
-	case len(alive) < len(n.owners):
-		return c.patchOwners(ctx, n, alive)
-	case foreground:
-		return nil // the owner's foreground pass deletes it
-	}
-	return nil
-}
-
-// ownerGone reports whether ref's object no longer exists (asking the
-// server when the graph does not know it).
-func (c *Collector) ownerGone(ctx context.Context, n *node, ref metav1.OwnerReference) (bool, *node, error) {
-	if o := c.graph.get(ref.UID); o != nil {
-		return false, o, nil
-	}
-	gv, err := schema.ParseGroupVersion(ref.APIVersion)
-	if err != nil {
-		return false, nil, nil
-	}
-	mapping, err := c.mapper.RESTMapping(gv.WithKind(ref.Kind).GroupKind(), gv.Version)
-	if err != nil {
-		return false, nil, nil // unknown kind: leave it alone
-	}
-	ns := ""
-	if mapping.Scope.Name() == meta.RESTScopeNameNamespace {
-		ns = n.namespace
-	}
-	obj, err := c.meta.Resource(mapping.Resource).Namespace(ns).Get(ctx, ref.Name, metav1.GetOptions{})
-	if apierrors.IsNotFound(err) {
-		return true, nil, nil
-	}
-	if err != nil {
-		return false, nil, err
-	}
-	return obj.UID != ref.UID, nil, nil
 }
 
 func (c *Collector) delete(ctx context.Context, n *node, policy metav1.DeletionPropagation) error {
@@ -240,32 +226,4 @@ func (c *Collector) orphan(ctx context.Context, n *node) error {
 		}
 	}
 	return c.removeFinalizer(ctx, n, metav1.FinalizerOrphanDependents)
-}
-
-// foreground deletes n's dependents and removes its foregroundDeletion
-// finalizer once no blocking dependent is left.
-func (c *Collector) foreground(ctx context.Context, n *node) (bool, error) {
-	blocked := false
-	for _, d := range c.graph.dependentsOf(n.uid) {
-		for _, ref := range d.owners {
-			if ref.UID == n.uid && ref.BlockOwnerDeletion != nil && *ref.BlockOwnerDeletion {
-				blocked = true
-			}
-		}
-		if !d.deleting {
-			// Upstream: a dependent with dependents of its own is deleted
-			// in the foreground too, a leaf in the background.
-			policy := metav1.DeletePropagationBackground
-			if len(c.graph.dependentsOf(d.uid)) > 0 {
-				policy = metav1.DeletePropagationForeground
-			}
-			if err := c.delete(ctx, d, policy); err != nil {
-				return false, err
-			}
-		}
-	}
-	if blocked {
-		return true, nil
-	}
-	return false, c.removeFinalizer(ctx, n, metav1.FinalizerDeleteDependents)
 }

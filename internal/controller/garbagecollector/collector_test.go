@@ -3,6 +3,7 @@ package garbagecollector
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -15,6 +16,8 @@ import (
 	metadatafake "k8s.io/client-go/metadata/fake"
 	clienttesting "k8s.io/client-go/testing"
 	"k8s.io/utils/ptr"
+
+	"github.com/svcplane/svcplane/internal/controller/worker"
 )
 
 var (
@@ -48,7 +51,7 @@ func newCollector(stored []*metav1.PartialObjectMetadata, inGraph ...*metav1.Par
 	mapper.Add(schema.GroupVersionKind{Group: "apps", Version: "v1", Kind: "ReplicaSet"}, meta.RESTScopeNamespace)
 	mapper.Add(schema.GroupVersionKind{Version: "v1", Kind: "Pod"}, meta.RESTScopeNamespace)
 	c := New(client, nil)
-	c.mapper = mapper
+	c.setMapper(mapper)
 	for _, o := range inGraph {
 		gvr := podGVR
 		if o.Kind == "ReplicaSet" {
@@ -145,11 +148,25 @@ func TestOnlyTheGoneOwnerIsDropped(t *testing.T) {
 	expectWrites(t, client, "patch pods p owners=[rs]")
 }
 
-func TestUnknownOwnerKindIsLeftAlone(t *testing.T) {
+// TestUnknownOwnerKindIsRetried: an owner of a kind the mapper does not
+// know (a custom resource created since the last rediscovery) leaves the
+// dependent alone for now and retries it with backoff; once the mapper
+// knows the kind, a gone owner's dependent is deleted.
+func TestUnknownOwnerKindIsRetried(t *testing.T) {
 	pod := object(podGVR, "Pod", "p", metav1.OwnerReference{APIVersion: "example.com/v1", Kind: "Widget", Name: "w", UID: "w-uid"})
 	c, client := newCollector([]*metav1.PartialObjectMetadata{pod}, pod)
-	process(t, c, pod.UID)
+	if after, err := c.processKey(context.Background(), pod.UID); err != nil || after != worker.Backoff {
+		t.Fatalf("unknown owner kind: delay %v, err %v; want a backoff retry without error", after, err)
+	}
 	expectWrites(t, client)
+
+	mapper := meta.NewDefaultRESTMapper(nil)
+	mapper.Add(schema.GroupVersionKind{Group: "example.com", Version: "v1", Kind: "Widget"}, meta.RESTScopeNamespace)
+	c.setMapper(mapper)
+	if after, err := c.processKey(context.Background(), pod.UID); err != nil || after != 0 {
+		t.Fatalf("known kind: delay %v, err %v", after, err)
+	}
+	expectWrites(t, client, "delete pods p Background uid=p-uid")
 }
 
 func TestOrphanStripsTheOwnerThenItsFinalizer(t *testing.T) {
@@ -166,9 +183,16 @@ func TestForegroundWaitsForBlockingDependents(t *testing.T) {
 	rs.DeletionTimestamp, rs.Finalizers = &metav1.Time{}, []string{metav1.FinalizerDeleteDependents}
 	blocking := object(podGVR, "Pod", "blocking", ownedBy("rs", true))
 	c, client := newCollector([]*metav1.PartialObjectMetadata{rs, blocking}, rs, blocking)
+	drain(c)
 	if !process(t, c, rs.UID) {
 		t.Fatal("a blocking dependent must hold the owner back")
 	}
+	expectWrites(t, client)
+	if got := drain(c); !slices.Equal(got, []string{"blocking-uid"}) {
+		t.Fatalf("queued %v: the owner's pass looks at its dependents", got)
+	}
+	// The dependent's own pass: its only owner waits for it → deleted.
+	process(t, c, blocking.UID)
 	expectWrites(t, client, "delete pods blocking Background uid=blocking-uid")
 
 	// Once the dependent is gone from the graph, the finalizer goes.
@@ -188,17 +212,61 @@ func TestForegroundDoesNotWaitForNonBlockingDependents(t *testing.T) {
 	if process(t, c, rs.UID) {
 		t.Fatal("a dependent without blockOwnerDeletion must not block")
 	}
+	expectWrites(t, client, "patch replicasets rs finalizers=[]")
+	process(t, c, loose.UID)
 	expectWrites(t, client, "delete pods loose Background uid=loose-uid", "patch replicasets rs finalizers=[]")
 }
 
 func TestForegroundPropagatesToDependentsWithDependents(t *testing.T) {
-	deploy := object(rsGVR, "ReplicaSet", "top")
-	deploy.DeletionTimestamp, deploy.Finalizers = &metav1.Time{}, []string{metav1.FinalizerDeleteDependents}
+	top := object(rsGVR, "ReplicaSet", "top")
+	top.DeletionTimestamp, top.Finalizers = &metav1.Time{}, []string{metav1.FinalizerDeleteDependents}
 	mid := object(rsGVR, "ReplicaSet", "mid", ownedBy("top", true))
 	leaf := object(podGVR, "Pod", "leaf", ownedBy("mid", true))
-	c, client := newCollector([]*metav1.PartialObjectMetadata{deploy, mid, leaf}, deploy, mid, leaf)
-	if !process(t, c, deploy.UID) {
+	c, client := newCollector([]*metav1.PartialObjectMetadata{top, mid, leaf}, top, mid, leaf)
+	if !process(t, c, top.UID) {
 		t.Fatal("mid blocks top")
 	}
+	process(t, c, mid.UID)
 	expectWrites(t, client, "delete replicasets mid Foreground uid=mid-uid")
+}
+
+// TestForegroundKeepsDependentsWithAnotherOwner: a dependent that also has
+// a solid owner only loses its reference to the owner being deleted in the
+// foreground (conformance: "should not delete dependents that have both
+// valid owner and owner that's waiting for dependents to be deleted").
+func TestForegroundKeepsDependentsWithAnotherOwner(t *testing.T) {
+	going := object(rsGVR, "ReplicaSet", "going")
+	going.DeletionTimestamp, going.Finalizers = &metav1.Time{}, []string{metav1.FinalizerDeleteDependents}
+	staying := object(rsGVR, "ReplicaSet", "staying")
+	shared := object(podGVR, "Pod", "shared", ownedBy("going", true), ownedBy("staying", false))
+	c, client := newCollector([]*metav1.PartialObjectMetadata{going, staying, shared}, going, staying, shared)
+	process(t, c, shared.UID)
+	expectWrites(t, client, "patch pods shared owners=[staying]")
+}
+
+// TestForegroundBreaksCircles: in a circle of blocking owner references
+// (p1 → p2 → p3 → p1, p1 deleted in the foreground), an object whose owner
+// and dependent both wait for their dependents has its references made
+// non-blocking before it is deleted in the foreground (conformance:
+// "should not be blocked by dependency circle").
+func TestForegroundBreaksCircles(t *testing.T) {
+	ref := func(name string) metav1.OwnerReference {
+		return metav1.OwnerReference{APIVersion: "v1", Kind: "Pod", Name: name, UID: types.UID(name + "-uid"), BlockOwnerDeletion: ptr.To(true)}
+	}
+	p1 := object(podGVR, "Pod", "p1", ref("p3"))
+	p2 := object(podGVR, "Pod", "p2", ref("p1"))
+	p3 := object(podGVR, "Pod", "p3", ref("p2"))
+	for _, p := range []*metav1.PartialObjectMetadata{p1, p2} {
+		p.DeletionTimestamp, p.Finalizers = &metav1.Time{}, []string{metav1.FinalizerDeleteDependents}
+	}
+	c, client := newCollector([]*metav1.PartialObjectMetadata{p1, p2, p3}, p1, p2, p3)
+	process(t, c, p3.UID)
+	expectWrites(t, client, "patch pods p3 owners=[p2]", "delete pods p3 Foreground uid=p3-uid")
+	var p struct {
+		Metadata struct{ OwnerReferences []metav1.OwnerReference } `json:"metadata"`
+	}
+	_ = json.Unmarshal(client.Actions()[0].(clienttesting.PatchAction).GetPatch(), &p)
+	if b := p.Metadata.OwnerReferences[0].BlockOwnerDeletion; b == nil || *b {
+		t.Fatalf("p3's reference to p2 still blocks: %+v", p.Metadata.OwnerReferences)
+	}
 }

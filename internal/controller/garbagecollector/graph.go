@@ -92,3 +92,21 @@ func (g *graph) dependentsOf(uid types.UID) []*node {
 	}
 	return out
 }
+
+// removeResource forgets every object of gvr's group and resource (any
+// version) and returns their dependents.
+func (g *graph) removeResource(gvr schema.GroupVersionResource) []types.UID {
+	g.mu.RLock()
+	var uids []types.UID
+	for uid, n := range g.byUID {
+		if n.gvr.GroupResource() == gvr.GroupResource() {
+			uids = append(uids, uid)
+		}
+	}
+	g.mu.RUnlock()
+	var deps []types.UID
+	for _, uid := range uids {
+		deps = append(deps, g.remove(uid)...)
+	}
+	return deps
+}
