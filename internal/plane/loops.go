@@ -7,6 +7,10 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
+	"k8s.io/apimachinery/pkg/util/wait"
+	genericapiserver "k8s.io/apiserver/pkg/server"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 	"k8s.io/klog/v2"
 )
 
@@ -22,25 +26,47 @@ type loops struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
+	// ready waits until the server is ready (waitServerReady).
+	ready func(ctx context.Context, cfg *rest.Config) error
 }
 
 func newLoops() *loops {
 	ctx, cancel := context.WithCancel(context.Background())
-	return &loops{ctx: ctx, cancel: cancel}
+	return &loops{ctx: ctx, cancel: cancel, ready: waitServerReady}
 }
 
-// start runs run in a goroutine until stop (or until parent ends).
-func (l *loops) start(parent context.Context, run func(ctx context.Context)) {
+// start runs run in a goroutine until stop (or until the hook's context
+// ends), once the server is ready (/readyz 200 over hc's loopback
+// client): the system namespaces, the bootstrap RBAC policy and the
+// kubernetes Service exist by then, so no loop starts with "namespace not
+// found" or 403s from a server still bootstrapping (post-start hooks run
+// concurrently).
+func (l *loops) start(hc genericapiserver.PostStartHookContext, run func(ctx context.Context)) {
 	l.wg.Add(1)
 	go func() {
 		defer l.wg.Done()
 		ctx, cancel := context.WithCancel(l.ctx)
 		defer cancel()
 		ctx = klog.NewContext(ctx, logr.New(cancelQuiet{klog.Background().GetSink()}))
-		stop := context.AfterFunc(parent, cancel)
+		stop := context.AfterFunc(hc, cancel)
 		defer stop()
+		if l.ready(ctx, hc.LoopbackClientConfig) != nil {
+			return
+		}
 		run(ctx)
 	}()
+}
+
+// waitServerReady polls the server's /readyz until it answers 200 or ctx
+// ends.
+func waitServerReady(ctx context.Context, cfg *rest.Config) error {
+	client, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return err
+	}
+	return wait.PollUntilContextCancel(ctx, 50*time.Millisecond, true, func(ctx context.Context) (bool, error) {
+		return client.Discovery().RESTClient().Get().AbsPath("/readyz").Do(ctx).Error() == nil, nil
+	})
 }
 
 // stop ends every loop and waits for them, at most loopStopTimeout.

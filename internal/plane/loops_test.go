@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	genericapiserver "k8s.io/apiserver/pkg/server"
+	"k8s.io/client-go/rest"
 	"k8s.io/klog/v2"
 
 	"github.com/svcplane/svcplane/internal/testutil"
@@ -17,8 +19,13 @@ import (
 func TestLoopsStopAndQuietCancel(t *testing.T) {
 	buf := testutil.CaptureKlog(t)
 	l := newLoops()
+	var waited bool
+	l.ready = func(context.Context, *rest.Config) error { waited = true; return nil }
 	ended := make(chan struct{})
-	l.start(context.Background(), func(ctx context.Context) {
+	l.start(genericapiserver.PostStartHookContext{Context: context.Background(), LoopbackClientConfig: &rest.Config{}}, func(ctx context.Context) {
+		if !waited {
+			t.Error("the loop ran before the server was ready")
+		}
 		<-ctx.Done()
 		logger := klog.FromContext(ctx)
 		logger.Error(ctx.Err(), "Unexpected error when reading response body")

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/wait"
 	genericapiserver "k8s.io/apiserver/pkg/server"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
@@ -343,15 +342,8 @@ func runProxy(ctx context.Context, pc app.Config, cfg *rest.Config) {
 // before: a user who reads "up" can use it at once).
 func (p *Plane) Announce(w io.Writer, msg string) error {
 	return p.Server.AddPostStartHook("announce-ready", func(hc genericapiserver.PostStartHookContext) error {
-		client, err := kubernetes.NewForConfig(hc.LoopbackClientConfig)
-		if err != nil {
-			return err
-		}
 		go func() {
-			err := wait.PollUntilContextCancel(hc, 50*time.Millisecond, true, func(ctx context.Context) (bool, error) {
-				return client.Discovery().RESTClient().Get().AbsPath("/readyz").Do(ctx).Error() == nil, nil
-			})
-			if err == nil {
+			if waitServerReady(hc, hc.LoopbackClientConfig) == nil {
 				fmt.Fprint(w, msg)
 			}
 		}()

@@ -17,6 +17,25 @@ import (
 // panic or a goroutine dump.
 var alarming = regexp.MustCompile(`(?m)^[EWF]\d{4} |"level":"(error|warn|fatal|panic)"|^panic:|^goroutine \d+ \[`)
 
+// upstreamStartWarnings are warnings k8s.io/apiserver itself prints at
+// every start, kube-apiserver's console included, that svcplane cannot
+// turn off without forking the library: apiextensions-apiserver's New
+// installs its group with every version its scheme knows, and v1beta1
+// (kept in the scheme as the CRDs' etcd encoding, as upstream stores
+// them) has no storage since 1.22. Each entry is the exact message.
+var upstreamStartWarnings = []string{
+	"] Skipping API apiextensions.k8s.io/v1beta1 because it has no resources.",
+}
+
+func upstreamStartWarning(line string) bool {
+	for _, w := range upstreamStartWarnings {
+		if strings.HasSuffix(line, w) {
+			return true
+		}
+	}
+	return false
+}
+
 // TestUpConsoleIsClean starts `svcplane up` on a fresh data dir, runs a
 // kubectl round (a Deployment exposed as a Service, scaled, listed,
 // deleted) and requires that nothing it printed is an error or warning
@@ -71,7 +90,7 @@ func TestUpConsoleIsClean(t *testing.T) {
 func alarmingLines(log string) []string {
 	var bad []string
 	for _, line := range strings.Split(log, "\n") {
-		if alarming.MatchString(line) {
+		if alarming.MatchString(line) && !upstreamStartWarning(line) {
 			bad = append(bad, line)
 		}
 	}
