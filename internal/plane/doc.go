@@ -15,8 +15,10 @@
 // Guarantees: New validates every option before it starts anything (then
 // apiserver.New starts etcd and opens the listener) and releases what it
 // took when it fails. The controller manager, local nodes and proxy start
-// in post-start hooks that return at once, so they never hold up /readyz;
-// the controllers run on the server's loopback client config under Lease
+// in post-start hooks that return at once, so they never hold up /readyz,
+// and begin once /readyz is 200 (system namespaces, bootstrap policy and
+// the kubernetes Service exist then; hooks run concurrently); the
+// controllers run on the server's loopback client config under Lease
 // leader election, one local node with the node credentials New mints into
 // <data-dir>/node-kubeconfig (a node identity: Node authorizer,
 // NodeRestriction), several with the node simulator's in
