@@ -160,6 +160,9 @@ func (a *Agent) podDeleted(obj interface{}) {
 	}
 	if p, ok := obj.(*corev1.Pod); ok && a.ours(p.Spec.NodeName) {
 		a.cfg.Runtime.KillPod(p.UID)
+		if f, ok := a.cfg.Runtime.(Forgetter); ok {
+			f.Forget(p.UID)
+		}
 	}
 }
 

@@ -33,9 +33,9 @@ func (a *Agent) kubeletPod(namespace, name string) (kubelet.Target, bool) {
 	if err != nil || !a.ours(p.Spec.NodeName) {
 		return kubelet.Target{}, false
 	}
-	if _, running := a.cfg.Runtime.Running(p.UID); !running {
-		return kubelet.Target{}, false
-	}
+	// A pod that ended is still found: its logs stay readable until it is
+	// deleted, as the kubelet's; exec and port-forward into it fail in
+	// the runtime (container not found).
 	return kubelet.Target{Pod: p, UID: p.UID, Node: p.Spec.NodeName, Streams: a.streams()}, true
 }
 

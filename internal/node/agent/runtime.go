@@ -47,3 +47,10 @@ type Stopper interface {
 }
 
 var _ Runtime = (*sim.Runtime)(nil)
+
+// Forgetter is a Runtime that keeps something of an ended pod (its
+// containers' logs, served until the pod is deleted, as the kubelet does);
+// Forget drops it when the pod is deleted.
+type Forgetter interface {
+	Forget(uid types.UID)
+}

@@ -63,6 +63,12 @@ type Runtime struct {
 
 	mu       sync.Mutex
 	pods     map[types.UID]*pod
+	// ended are pods KillPod stopped (they ended, or their sandbox was
+	// torn down), kept for their containers' logs until Forget (the pod's
+	// deletion) or until maxEnded newer ones ended: the kubelet serves a
+	// terminated pod's logs until the pod is deleted.
+	ended      map[types.UID]*pod
+	endedOrder []types.UID
 	onChange func(namespace, name string)
 	proxies  map[string]*proxyProc
 	closed   bool
@@ -99,7 +105,7 @@ func New(cfg Config) (*Runtime, error) {
 		host.Close()
 		return nil, err
 	}
-	return &Runtime{cfg: cfg, sim: sim.New(cfg.Clock), net: n, pods: map[types.UID]*pod{},
+	return &Runtime{cfg: cfg, sim: sim.New(cfg.Clock), net: n, pods: map[types.UID]*pod{}, ended: map[types.UID]*pod{},
 		proxies: map[string]*proxyProc{}}, nil
 }
 
@@ -256,8 +262,38 @@ func (r *Runtime) KillPod(uid types.UID) {
 	r.mu.Unlock()
 	if p != nil {
 		p.stop()
+		r.mu.Lock()
+		if !r.closed {
+			r.ended[uid] = p
+			r.endedOrder = append(r.endedOrder, uid)
+			for len(r.endedOrder) > maxEnded {
+				delete(r.ended, r.endedOrder[0])
+				r.endedOrder = r.endedOrder[1:]
+			}
+		}
+		r.mu.Unlock()
 	}
 	r.sim.KillPod(uid)
+}
+
+// maxEnded bounds the ended pods whose logs the runtime keeps.
+const maxEnded = 1000
+
+// Forget drops what the runtime kept of an ended pod (its logs): the
+// agent calls it when the pod is deleted.
+func (r *Runtime) Forget(uid types.UID) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if _, ok := r.ended[uid]; !ok {
+		return
+	}
+	delete(r.ended, uid)
+	for i, u := range r.endedOrder {
+		if u == uid {
+			r.endedOrder = append(r.endedOrder[:i], r.endedOrder[i+1:]...)
+			break
+		}
+	}
 }
 
 func (r *Runtime) pod(uid types.UID) (*pod, error) {
@@ -268,6 +304,17 @@ func (r *Runtime) pod(uid types.UID) (*pod, error) {
 		return nil, container.ErrNotFound
 	}
 	return p, nil
+}
+
+// loggedPod is a running pod, or an ended one whose logs are kept.
+func (r *Runtime) loggedPod(uid types.UID) (*pod, error) {
+	r.mu.Lock()
+	p := r.ended[uid]
+	r.mu.Unlock()
+	if p != nil {
+		return p, nil
+	}
+	return r.pod(uid)
 }
 
 // StopPod implements the agent's Stopper: the pod's containers get
@@ -310,6 +357,7 @@ func (r *Runtime) ListenInNode(node, network, address string) (net.Listener, err
 func (r *Runtime) Close() error {
 	r.mu.Lock()
 	r.closed = true
+	r.ended, r.endedOrder = map[types.UID]*pod{}, nil
 	pods := r.pods
 	r.pods = map[types.UID]*pod{}
 	proxies := r.proxies

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"errors"
 	"io"
 	"net"
 	"os"
@@ -381,5 +382,30 @@ func TestStopPodTermsThenKillsAtTheDeadline(t *testing.T) {
 	}
 	if _, ok := l.r.PodState(stubborn.UID); !ok {
 		t.Fatal("a stopped pod is gone before KillPod")
+	}
+}
+
+// TestLogsOfAnEndedPodUntilForgotten: a pod that ran to completion and
+// was stopped (the agent kills a terminal pod) keeps its containers' logs,
+// as the kubelet serves them until the pod is deleted; exec into it fails;
+// Forget (the deletion) drops them.
+func TestLogsOfAnEndedPodUntilForgotten(t *testing.T) {
+	l := newLab(t)
+	p := l.run(t, "once", "n0", corev1.RestartPolicyNever, corev1.Container{Name: "c", Image: "busybox", Command: []string{"sh", "-c", "echo done"}})
+	testutil.Eventually(t, 10*time.Second, "the pod to succeed", func() bool {
+		s, ok := l.r.PodState(p.UID)
+		return ok && s.Phase == corev1.PodSucceeded
+	})
+	l.r.KillPod(p.UID)
+	var out bytes.Buffer
+	if err := l.r.Logs(context.Background(), p.UID, "c", &corev1.PodLogOptions{}, &out); err != nil || out.String() != "done\n" {
+		t.Fatalf("logs of the ended pod: %q %v", out.String(), err)
+	}
+	if _, err := l.r.Exec(context.Background(), p.UID, "c", container.ExecOptions{Command: []string{"true"}}); !errors.Is(err, container.ErrNotFound) {
+		t.Fatalf("exec into an ended pod: %v, want container not found", err)
+	}
+	l.r.Forget(p.UID)
+	if err := l.r.Logs(context.Background(), p.UID, "c", &corev1.PodLogOptions{}, &out); !errors.Is(err, container.ErrNotFound) {
+		t.Fatalf("logs after Forget: %v, want not found", err)
 	}
 }

@@ -19,6 +19,11 @@ func (r *Runtime) container(uid types.UID, name string) (*pod, *ctr, error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	return containerOf(p, name)
+}
+
+// containerOf finds a container (or init container) of p by name.
+func containerOf(p *pod, name string) (*pod, *ctr, error) {
 	for _, c := range append(append([]*ctr(nil), p.inits...), p.containers...) {
 		if c.spec.Name == name {
 			return p, c, nil
@@ -30,7 +35,11 @@ func (r *Runtime) container(uid types.UID, name string) (*pod, *ctr, error) {
 // Logs implements container.Streams from the output the runtime keeps
 // (the current run, or with Previous the one before).
 func (r *Runtime) Logs(ctx context.Context, uid types.UID, name string, opts *corev1.PodLogOptions, w io.Writer) error {
-	p, c, err := r.container(uid, name)
+	lp, err := r.loggedPod(uid)
+	if err != nil {
+		return err
+	}
+	p, c, err := containerOf(lp, name)
 	if err != nil {
 		return err
 	}
