@@ -33,9 +33,12 @@ func (a *Agent) kubeletPod(namespace, name string) (kubelet.Target, bool) {
 	if err != nil || !a.ours(p.Spec.NodeName) {
 		return kubelet.Target{}, false
 	}
-	// A pod that ended is still found: its logs stay readable until it is
-	// deleted, as the kubelet's; exec and port-forward into it fail in
-	// the runtime (container not found).
+	// A pod that ended (terminal phase) is still found: its logs stay
+	// readable until it is deleted, as the kubelet's; exec and
+	// port-forward into it fail in the runtime (container not found).
+	if _, running := a.cfg.Runtime.Running(p.UID); !running && !terminal(p) {
+		return kubelet.Target{}, false
+	}
 	return kubelet.Target{Pod: p, UID: p.UID, Node: p.Spec.NodeName, Streams: a.streams()}, true
 }
 

@@ -85,16 +85,23 @@ func TestKubeletPodLookup(t *testing.T) {
 	}
 	mk("running", "n0", true)
 	mk("starting", "n0", false)
+	mk("ended", "n0", false)
+	ended, _ := f.a.podIndex.GetByKey("ns/ended")
+	ended.(*corev1.Pod).Status.Phase = corev1.PodSucceeded
 	mk("elsewhere", "other", false)
 	if tg, ok := f.a.kubeletPod("ns", "running"); !ok || tg.Node != "n0" || tg.UID != "uid-running" || tg.Streams == nil {
 		t.Errorf("running pod: %+v, %v", tg, ok)
+	}
+	// An ended pod's logs are served until it is deleted.
+	if tg, ok := f.a.kubeletPod("ns", "ended"); !ok || tg.UID != "uid-ended" {
+		t.Errorf("ended pod: %+v, %v", tg, ok)
 	}
 	for _, name := range []string{"starting", "elsewhere", "gone"} {
 		if tg, ok := f.a.kubeletPod("ns", name); ok {
 			t.Errorf("%s found: %+v", name, tg)
 		}
 	}
-	if pods := f.a.kubeletPods("n0"); len(pods) != 2 {
-		t.Errorf("pods of n0: %d, want 2", len(pods))
+	if pods := f.a.kubeletPods("n0"); len(pods) != 3 {
+		t.Errorf("pods of n0: %d, want 3", len(pods))
 	}
 }
