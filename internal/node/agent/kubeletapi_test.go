@@ -86,7 +86,7 @@ func TestKubeletPodLookup(t *testing.T) {
 	mk("running", "n0", true)
 	mk("starting", "n0", false)
 	mk("ended", "n0", false)
-	ended, _ := f.a.podIndex.GetByKey("ns/ended")
+	ended, _, _ := f.a.podIndex.GetByKey("ns/ended")
 	ended.(*corev1.Pod).Status.Phase = corev1.PodSucceeded
 	mk("elsewhere", "other", false)
 	if tg, ok := f.a.kubeletPod("ns", "running"); !ok || tg.Node != "n0" || tg.UID != "uid-running" || tg.Streams == nil {
