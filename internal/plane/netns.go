@@ -36,11 +36,19 @@ type NetnsOptions struct {
 	ClusterCIDR string
 	// LogDir holds the proxies' logs (proxy-<node>.log); empty: none.
 	LogDir string
+	// ClusterDNS and ClusterDomain are the kubelet's --cluster-dns and
+	// --cluster-domain: ClusterFirst pods' resolv.conf (no ClusterDNS:
+	// the host's).
+	ClusterDNS, ClusterDomain string
+	// ResolvConf is the kubelet's --resolv-conf: the host's resolvers,
+	// for Default pods and the search path's tail.
+	ResolvConf string
 }
 
 func newNetnsOptions() NetnsOptions {
 	return NetnsOptions{HostAddress: netns.DefaultHostAddress, Bridge: netns.DefaultBridge,
-		ServiceCIDRs: "10.96.0.0/12", ProxyMode: ProxyNone, ClusterCIDR: "10.244.0.0/16"}
+		ServiceCIDRs: "10.96.0.0/12", ProxyMode: ProxyNone, ClusterCIDR: "10.244.0.0/16",
+		ClusterDomain: "cluster.local", ResolvConf: "/etc/resolv.conf"}
 }
 
 // addFlags registers the netns runtime's flags of `svcplane node`.
@@ -52,6 +60,9 @@ func (o *NetnsOptions) addFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.ProxyKubeconfig, "proxy-kubeconfig", o.ProxyKubeconfig, "--runtime netns: the proxies' kubeconfig (its server must be reachable from the node namespaces, e.g. the host bridge's address).")
 	fs.StringVar(&o.ClusterCIDR, "cluster-cidr", o.ClusterCIDR, "--runtime netns: the pods' CIDR, handed to the proxies.")
 	fs.StringVar(&o.LogDir, "netns-log-dir", o.LogDir, "--runtime netns: directory for the proxies' logs (proxy-<node>.log); empty: discarded.")
+	fs.StringVar(&o.ClusterDNS, "cluster-dns", o.ClusterDNS, "--runtime netns: the cluster DNS's IP address (the kubelet's --cluster-dns): ClusterFirst pods' nameserver; empty: they use the host's resolvers.")
+	fs.StringVar(&o.ClusterDomain, "cluster-domain", o.ClusterDomain, "--runtime netns: the cluster's DNS domain (the kubelet's --cluster-domain), in ClusterFirst pods' search path.")
+	fs.StringVar(&o.ResolvConf, "resolv-conf", o.ResolvConf, "--runtime netns: the host's resolver configuration (the kubelet's --resolv-conf), for dnsPolicy Default pods.")
 }
 
 // nodeIPs are the InternalIPs of n netns nodes: addresses 2… of the host
@@ -86,6 +97,11 @@ func (o *NetnsOptions) runtime(client kubernetes.Interface, names, ips []string,
 		svc = append(svc, p.Masked())
 	}
 	cfg := netns.Config{Client: client, Bridge: o.Bridge, HostAddress: host, ServiceCIDRs: svc, NodeIPs: map[string]string{}}
+	dns, err := o.dns()
+	if err != nil {
+		return nil, err
+	}
+	cfg.DNS = dns
 	for i, n := range names {
 		cfg.NodeIPs[n] = ips[i]
 	}
@@ -165,4 +181,24 @@ func closeRuntime(ac agent.Config) {
 	if c, ok := ac.Runtime.(io.Closer); ok {
 		_ = c.Close()
 	}
+}
+
+// dns is the pods' DNS configuration from the kubelet-named options.
+func (o *NetnsOptions) dns() (netns.DNS, error) {
+	d := netns.DNS{ClusterDomain: o.ClusterDomain}
+	if o.ClusterDNS != "" {
+		ip, err := netip.ParseAddr(o.ClusterDNS)
+		if err != nil {
+			return d, fmt.Errorf("--cluster-dns %q: %w", o.ClusterDNS, err)
+		}
+		d.ClusterDNS = []string{ip.String()}
+	}
+	if o.ResolvConf != "" {
+		host, err := os.ReadFile(o.ResolvConf)
+		if err != nil {
+			return d, fmt.Errorf("--resolv-conf: %w", err)
+		}
+		d.Host = host
+	}
+	return d, nil
 }

@@ -145,6 +145,14 @@ func (p *Plane) addLocalNodes() error {
 		no.Netns.ServiceCIDRs, no.Netns.ClusterCIDR = p.Options.ServiceClusterIPRange, p.Options.ClusterCIDR
 		no.Netns.ProxyMode, no.Netns.LogDir = p.Options.ProxyMode, p.Options.DataDir
 		no.Netns.ProxyKubeconfig = filepath.Join(p.Options.DataDir, "netns-proxy-kubeconfig")
+		if p.Options.DNSEnabled {
+			// Pods resolve through kube-dns, as the kubelet's --cluster-dns.
+			c, reg, err := p.dnsConfig()
+			if err != nil {
+				return err
+			}
+			no.Netns.ClusterDNS, no.Netns.ClusterDomain = reg.ClusterIP.String(), c.ClusterDomain
+		}
 		if err := p.writeNetnsProxyKubeconfig(no.Netns.ProxyKubeconfig); err != nil {
 			return err
 		}

@@ -222,6 +222,12 @@ func TestNetnsRuntime(t *testing.T) {
 			out, _ := host.kubectl(kubeconfig, "", "logs", answered)
 			return strings.Contains(out, "GET /hostname")
 		})
+		// By name: the pod's resolv.conf (ClusterFirst) points at kube-dns,
+		// whose search path completes "web" in the pod's namespace.
+		waitFor(t, "kubectl exec … curl web/hostname (the Service by name)", 20*time.Second, func() bool {
+			out, err := host.kubectl(kubeconfig, "", "exec", pods[0], "--", "curl", "-s", "--max-time", "2", "http://web/hostname")
+			return err == nil && strings.Contains(out, "web-")
+		})
 		// The exit code of the command comes back to kubectl.
 		if out, err := host.kubectl(kubeconfig, "", "exec", pods[0], "--", "sh", "-c", "exit 3"); err == nil || !strings.Contains(out, "exit code 3") {
 			t.Fatalf("kubectl exec … exit 3: %v %q, want exit code 3", err, out)

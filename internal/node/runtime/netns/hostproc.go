@@ -5,9 +5,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/vishvananda/netns"
+	"golang.org/x/sys/unix"
 	"io"
 	"os"
 	"os/exec"
+	"runtime"
 	"syscall"
 	"time"
 
@@ -48,10 +51,11 @@ func workDir(c *corev1.Container) string {
 func (p *pod) runHost(ctx context.Context, path string, argv, env []string, dir string, stdin io.Reader, stdout, stderr io.Writer) (int, error) {
 	cmd := &exec.Cmd{Path: path, Args: argv, Env: env, Dir: dir, Stdin: stdin, Stdout: stdout, Stderr: stderr,
 		SysProcAttr: &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}}
-	if err := inNS(p.ns, cmd.Start); err != nil {
+	done := make(chan struct{})
+	if err := p.startHost(cmd, done); err != nil {
+		close(done)
 		return 128, err
 	}
-	done := make(chan struct{})
 	go func() {
 		select {
 		case <-ctx.Done():
@@ -132,4 +136,38 @@ func (p *pod) combinedOutput(ctx context.Context, c *ctr, argv []string) ([]byte
 		err = fmt.Errorf("exit status %d", code)
 	}
 	return out.Bytes(), err
+}
+
+// startHost starts cmd in the pod's network namespace and, when the pod has
+// its own resolv.conf, in a mount namespace of its own where that file is
+// bound over /etc/resolv.conf (the rest of the host's filesystem is
+// shared: a lab, not an isolation boundary). The thread that forks the
+// child stays alive until done closes: Pdeathsig follows the forking
+// thread, and one that entered another mount namespace never goes back
+// to the scheduler (it exits with its goroutine).
+func (p *pod) startHost(cmd *exec.Cmd, done <-chan struct{}) error {
+	if p.resolvConf == "" {
+		return inNS(p.ns, cmd.Start)
+	}
+	started := make(chan error, 1)
+	go func() {
+		runtime.LockOSThread()
+		started <- func() error {
+			if err := netns.Set(p.ns); err != nil {
+				return fmt.Errorf("enter network namespace: %w", err)
+			}
+			if err := unix.Unshare(unix.CLONE_NEWNS); err != nil {
+				return fmt.Errorf("new mount namespace: %w", err)
+			}
+			if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
+				return fmt.Errorf("private mounts: %w", err)
+			}
+			if err := unix.Mount(p.resolvConf, "/etc/resolv.conf", "", unix.MS_BIND, ""); err != nil {
+				return fmt.Errorf("pod resolv.conf: %w", err)
+			}
+			return cmd.Start()
+		}()
+		<-done
+	}()
+	return <-started
 }

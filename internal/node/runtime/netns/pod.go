@@ -3,6 +3,7 @@ package netns
 import (
 	"context"
 	"fmt"
+	"os"
 	"sync"
 	"time"
 
@@ -32,6 +33,8 @@ type pod struct {
 	net      *podNet        // nil for hostNetwork pods
 	ns       netns.NsHandle // the pod's namespace (the node's for hostNetwork)
 	hostname string
+	// resolvConf is the pod's resolv.conf file ("": the host's).
+	resolvConf string
 
 	// ctx ends the pod at once (SIGKILL); term, its child, asks the
 	// containers to end (SIGTERM) at deletion.
@@ -311,6 +314,9 @@ func (p *pod) stop() {
 	<-p.done
 	if p.net != nil {
 		p.net.remove(p.node)
+	}
+	if p.resolvConf != "" {
+		_ = os.Remove(p.resolvConf)
 	}
 }
 

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"net"
 	"net/netip"
+	"os"
+	"path/filepath"
 	"sync"
 	"time"
 
@@ -46,6 +48,11 @@ type Config struct {
 	// Proxy, when set, is started in each node's namespace once it
 	// exists (the node's service proxy) and killed at Close.
 	Proxy func(node string) ProxyProcess
+	// DNS, when its ClusterDomain is set, gives host-process containers
+	// (and exec) the pod's /etc/resolv.conf as the kubelet writes it for
+	// its dnsPolicy, bound over the host's in a mount namespace of their
+	// own; unset: they see the host's.
+	DNS DNS
 }
 
 // ProxyProcess is the argv of a node's proxy and where its output goes.
@@ -61,17 +68,20 @@ type Runtime struct {
 	sim *sim.Runtime
 	net *network
 
-	mu       sync.Mutex
-	pods     map[types.UID]*pod
+	// dir holds the pods' resolv.conf files (removed at Close).
+	dir string
+
+	mu   sync.Mutex
+	pods map[types.UID]*pod
 	// ended are pods KillPod stopped (they ended, or their sandbox was
 	// torn down), kept for their containers' logs until Forget (the pod's
 	// deletion) or until maxEnded newer ones ended: the kubelet serves a
 	// terminated pod's logs until the pod is deleted.
 	ended      map[types.UID]*pod
 	endedOrder []types.UID
-	onChange func(namespace, name string)
-	proxies  map[string]*proxyProc
-	closed   bool
+	onChange   func(namespace, name string)
+	proxies    map[string]*proxyProc
+	closed     bool
 }
 
 var (
@@ -105,7 +115,13 @@ func New(cfg Config) (*Runtime, error) {
 		host.Close()
 		return nil, err
 	}
-	return &Runtime{cfg: cfg, sim: sim.New(cfg.Clock), net: n, pods: map[types.UID]*pod{}, ended: map[types.UID]*pod{},
+	dir, err := os.MkdirTemp("", "svcplane-netns-")
+	if err != nil {
+		_ = n.teardown()
+		host.Close()
+		return nil, err
+	}
+	return &Runtime{cfg: cfg, sim: sim.New(cfg.Clock), net: n, dir: dir, pods: map[types.UID]*pod{}, ended: map[types.UID]*pod{},
 		proxies: map[string]*proxyProc{}}, nil
 }
 
@@ -230,6 +246,12 @@ func (r *Runtime) start(pod *corev1.Pod, rec sim.Pod, old []corev1.ContainerStat
 		return err
 	}
 	p := newPod(r, pod, rec, nn)
+	if r.cfg.DNS.ClusterDomain != "" {
+		p.resolvConf = filepath.Join(r.dir, string(pod.UID)+".resolv.conf")
+		if err := os.WriteFile(p.resolvConf, r.cfg.DNS.resolvConf(pod), 0o644); err != nil {
+			return fmt.Errorf("pod %s/%s resolv.conf: %w", pod.Namespace, pod.Name, err)
+		}
+	}
 	if !pod.Spec.HostNetwork {
 		ip, err := firstIPv4(rec.IPs)
 		if err != nil {
@@ -375,6 +397,7 @@ func (r *Runtime) Close() error {
 	wg.Wait()
 	err := r.net.teardown()
 	r.net.host.Close()
+	_ = os.RemoveAll(r.dir)
 	return err
 }
 

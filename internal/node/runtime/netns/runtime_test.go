@@ -48,7 +48,8 @@ func newLab(t *testing.T) *lab {
 	l := &lab{host: host, changes: map[string]int{}}
 	// New takes the calling thread's namespace as the host's.
 	err = inNS(host, func() (err error) {
-		l.r, err = New(Config{Client: fake.NewClientset(), Bridge: "svcpt0"})
+		l.r, err = New(Config{Client: fake.NewClientset(), Bridge: "svcpt0",
+			DNS: DNS{ClusterDNS: []string{"10.96.0.10"}, ClusterDomain: "cluster.local", Host: []byte("nameserver 192.0.2.53\n")}})
 		return err
 	})
 	if err != nil {
@@ -407,5 +408,27 @@ func TestLogsOfAnEndedPodUntilForgotten(t *testing.T) {
 	l.r.Forget(p.UID)
 	if err := l.r.Logs(context.Background(), p.UID, "c", &corev1.PodLogOptions{}, &out); !errors.Is(err, container.ErrNotFound) {
 		t.Fatalf("logs after Forget: %v, want not found", err)
+	}
+}
+
+// TestHostProcessesSeeThePodsResolvConf: a host-process container and an
+// exec see the pod's resolv.conf (ClusterFirst: the cluster DNS and the
+// namespace's search path), bound in a mount namespace of their own; the
+// host's file is untouched.
+func TestHostProcessesSeeThePodsResolvConf(t *testing.T) {
+	l := newLab(t)
+	hostBefore, _ := os.ReadFile("/etc/resolv.conf")
+	p := l.run(t, "dns", "n0", corev1.RestartPolicyNever, corev1.Container{Name: "c", Image: "busybox", Command: []string{"sh", "-c", "cat /etc/resolv.conf; sleep 30"}})
+	want := "search default.svc.cluster.local svc.cluster.local cluster.local\nnameserver 10.96.0.10\noptions ndots:5\n"
+	testutil.Eventually(t, 10*time.Second, "the container's output", func() bool {
+		var out bytes.Buffer
+		return l.r.Logs(context.Background(), p.UID, "c", &corev1.PodLogOptions{}, &out) == nil && out.String() == want
+	})
+	var out bytes.Buffer
+	if code, err := l.r.Exec(context.Background(), p.UID, "c", container.ExecOptions{Command: []string{"cat", "/etc/resolv.conf"}, Stdout: &out}); err != nil || code != 0 || out.String() != want {
+		t.Fatalf("exec cat /etc/resolv.conf: %d %v %q", code, err, out.String())
+	}
+	if hostAfter, _ := os.ReadFile("/etc/resolv.conf"); !bytes.Equal(hostBefore, hostAfter) {
+		t.Fatalf("the host's resolv.conf changed: %q", hostAfter)
 	}
 }
