@@ -51,6 +51,11 @@ func resolve(spec corev1.Container) (program, error) {
 		}
 	case "agnhost":
 		if len(spec.Command) == 0 {
+			if len(spec.Args) == 0 {
+				// The image's CMD (ENTRYPOINT /agnhost, CMD pause): the
+				// e2e framework's Deployments run it so.
+				return agnhost([]string{"pause"}), nil
+			}
 			return agnhost(spec.Args), nil
 		}
 		if spec.Command[0] == "/agnhost" || spec.Command[0] == "agnhost" {

@@ -88,3 +88,21 @@ func TestRestartPolicy(t *testing.T) {
 		}
 	}
 }
+
+// TestAgnhostWithoutArgsRunsItsCMD: the agnhost image's CMD is pause, so a
+// container of it with neither command nor args pauses (the e2e
+// framework's Deployments run it so) rather than failing.
+func TestAgnhostWithoutArgsRunsItsCMD(t *testing.T) {
+	prog, err := resolve(corev1.Container{Image: "registry.k8s.io/e2e-test-images/agnhost:2.53"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan int)
+	go func() { done <- prog(ctx, &procIO{pod: &pod{hostname: "p"}, ctr: &ctr{}, stdout: &out, stderr: &out}) }()
+	cancel()
+	if code := <-done; code != 0 || !strings.Contains(out.String(), "Paused") {
+		t.Fatalf("exit %d, output %q: want pause's", code, out.String())
+	}
+}
