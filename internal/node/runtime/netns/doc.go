@@ -25,9 +25,11 @@
 // Containers: the image decides what runs (no image is pulled):
 // registry.k8s.io/pause holds the namespace; the agnhost image runs
 // netexec, serve-hostname, connect and pause in-process with their flags
-// (exec runs these built-ins too); a command
-// that names a program on the host runs that program in the pod's network
-// namespace with the container's environment; any other image serves HTTP
+// (pause without arguments, its image's CMD; exec runs these built-ins
+// too); a command that names a program on the host runs that program in
+// the pod's network namespace with the container's environment and, in a
+// mount namespace of its own, the pod's /etc/resolv.conf (the kubelet's
+// for its dnsPolicy; the rest of the filesystem is the host's); any other image serves HTTP
 // on each declared TCP containerPort (and echoes on UDP ones) answering the
 // pod's name. In-process servers open their sockets on a locked OS thread
 // that has entered the pod's namespace. Restart policies, CrashLoopBackOff,
