@@ -22,8 +22,8 @@ import (
 	"k8s.io/client-go/util/workqueue"
 	"k8s.io/klog/v2"
 
-	"github.com/svcplane/svcplane/internal/node/kubelet"
 	"github.com/svcplane/svcplane/internal/node/container"
+	"github.com/svcplane/svcplane/internal/node/kubelet"
 )
 
 // Agent runs the nodes of one Config.
