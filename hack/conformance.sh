@@ -29,6 +29,11 @@ if [ ! -x "$E2E" ]; then
      cd "$BIN/src" && go mod tidy && go test -c -o "$E2E" k8s.io/kubernetes/test/e2e)
   fi
 fi
+# The specs exec nc, curl and wget in pods; the netns runtime runs the
+# host's programs there.
+for tool in nc curl wget; do
+  command -v $tool >/dev/null || { apt-get update -qq && apt-get install -y -qq netcat-openbsd curl wget >/dev/null; break; }
+done
 OUT=${OUT:-$PWD/conformance-out}; mkdir -p "$OUT"
 DATA=$(mktemp -d /tmp/svcplane-conformance-XXXX)
 go build -o "$OUT/svcplane" ./cmd/svcplane
@@ -39,7 +44,8 @@ ip netns add "$NS"
 ip -n "$NS" link set lo up
 ip -n "$NS" addr add 10.203.0.99/32 dev lo
 in_ns() { ip netns exec "$NS" "$@"; }
-in_ns "$OUT/svcplane" up --data-dir "$DATA" --nodes 3 --runtime netns --proxy-mode "${PROXY_MODE:-nftables}" \
+# Not through in_ns: $! must be svcplane itself (ip netns exec execs it).
+ip netns exec "$NS" "$OUT/svcplane" up --data-dir "$DATA" --nodes 3 --runtime netns --proxy-mode "${PROXY_MODE:-nftables}" \
   --secure-port "$PORT" --bind-address 0.0.0.0 --advertise-address 10.203.0.99 > "$OUT/svcplane.log" 2>&1 &
 UP=$!
 trap 'kill $UP 2>/dev/null; wait $UP 2>/dev/null; ip netns del "$NS"; rm -rf "$DATA"' EXIT
