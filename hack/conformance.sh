@@ -52,6 +52,10 @@ trap 'kill $UP 2>/dev/null; wait $UP 2>/dev/null; ip netns del "$NS"; rm -rf "$D
 for _ in $(seq 1 120); do
   in_ns kubectl --kubeconfig "$DATA/kubeconfig" get --raw /readyz >/dev/null 2>&1 && break; sleep 0.5
 done
+# The nodes register once the server is ready.
+for _ in $(seq 1 120); do
+  [ "$(in_ns kubectl --kubeconfig "$DATA/kubeconfig" get nodes -o name 2>/dev/null | wc -l)" -ge 3 ] && break; sleep 0.5
+done
 in_ns kubectl --kubeconfig "$DATA/kubeconfig" wait --for=condition=Ready node --all --timeout=60s >/dev/null
 files='network/(service|endpointslice|endpointslicemirroring|endpoints|service_cidrs|apiserver)\.go'
 files+='|apps/(deployment|replica_set)\.go'
