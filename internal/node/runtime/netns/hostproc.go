@@ -106,7 +106,7 @@ func (p *pod) execIn(ctx context.Context, c *ctr, argv []string, stdin io.Reader
 	if argv[0] == "/agnhost" || argv[0] == "agnhost" {
 		return agnhost(argv[1:])(ctx, &procIO{pod: p, ctr: c, stdout: stdout, stderr: stderr}), nil
 	}
-	path, err := exec.LookPath(argv[0])
+	path, err := lookProgram(argv[0])
 	if err != nil {
 		fmt.Fprintf(stderr, "exec: %q: executable file not found in $PATH\n", argv[0])
 		return exitNotFound, nil

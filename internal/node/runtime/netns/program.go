@@ -65,7 +65,7 @@ func resolve(spec corev1.Container) (program, error) {
 	if len(spec.Command) == 0 {
 		return defaultServer, nil
 	}
-	path, err := exec.LookPath(spec.Command[0])
+	path, err := lookProgram(spec.Command[0])
 	if err != nil {
 		return nil, fmt.Errorf("exec: %q: executable file not found in $PATH", spec.Command[0])
 	}
@@ -77,4 +77,18 @@ func resolve(spec corev1.Container) (program, error) {
 func pauseProgram(ctx context.Context, _ *procIO) int {
 	<-ctx.Done()
 	return 0
+}
+
+// lookProgram finds a container command's program on the host. sh is the
+// host's bash in POSIX mode (run as "sh") where there is one: Debian's sh
+// (dash) drops environment variables whose names are no shell identifiers
+// (envFrom keys such as "data-1"), which the kubelet sets and images'
+// shells pass on to the programs they run.
+func lookProgram(name string) (string, error) {
+	if name == "sh" || name == "/bin/sh" {
+		if bash, err := exec.LookPath("bash"); err == nil {
+			return bash, nil
+		}
+	}
+	return exec.LookPath(name)
 }

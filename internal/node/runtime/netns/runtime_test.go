@@ -9,6 +9,7 @@ import (
 	"net"
 	"os"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -430,5 +431,31 @@ func TestHostProcessesSeeThePodsResolvConf(t *testing.T) {
 	}
 	if hostAfter, _ := os.ReadFile("/etc/resolv.conf"); !bytes.Equal(hostBefore, hostAfter) {
 		t.Fatalf("the host's resolv.conf changed: %q", hostAfter)
+	}
+}
+
+// TestShPassesEnvFromKeysThatAreNoShellNames: envFrom keys such as
+// "data-1" reach the programs `sh -c` runs, as an image's shell passes
+// them on (upstream's ConfigMap and Secret env conformance specs).
+func TestShPassesEnvFromKeysThatAreNoShellNames(t *testing.T) {
+	l := newLab(t)
+	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "cm"}, Data: map[string]string{"data-1": "value-1"}}
+	if _, err := l.r.cfg.Client.CoreV1().ConfigMaps("default").Create(context.Background(), cm, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	p := l.run(t, "env", "n0", corev1.RestartPolicyNever, corev1.Container{Name: "c", Image: "busybox", Command: []string{"sh", "-c", "env"},
+		EnvFrom: []corev1.EnvFromSource{{ConfigMapRef: &corev1.ConfigMapEnvSource{LocalObjectReference: corev1.LocalObjectReference{Name: "cm"}}},
+			{Prefix: "p-", ConfigMapRef: &corev1.ConfigMapEnvSource{LocalObjectReference: corev1.LocalObjectReference{Name: "cm"}}}}})
+	var out bytes.Buffer
+	testutil.Eventually(t, 10*time.Second, "the pod to end", func() bool {
+		s, ok := l.r.PodState(p.UID)
+		return ok && s.Phase == corev1.PodSucceeded
+	})
+	if err := l.r.Logs(context.Background(), p.UID, "c", &corev1.PodLogOptions{}, &out); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(out.String(), "\n")
+	if !slices.Contains(lines, "data-1=value-1") || !slices.Contains(lines, "p-data-1=value-1") {
+		t.Fatalf("env printed:\n%s", out.String())
 	}
 }
