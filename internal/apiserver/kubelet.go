@@ -51,5 +51,6 @@ func installKubeletSubresources(core *genericapiserver.APIGroupInfo, byResource 
 	// transport (TLS unverified).
 	proxyTransport := utilnet.SetTransportDefaults(&http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}) //nolint:gosec // as upstream
 	m["nodes/proxy"] = &node.ProxyREST{Kubelet: conn, ProxyTransport: proxyTransport}
+	m["pods/proxy"] = &pod.ProxyREST{Pods: pods, Transport: proxyTransport}
 	return nil
 }

@@ -228,6 +228,11 @@ func TestNetnsRuntime(t *testing.T) {
 			out, err := host.kubectl(kubeconfig, "", "exec", pods[0], "--", "curl", "-s", "--max-time", "2", "http://web/hostname")
 			return err == nil && strings.Contains(out, "web-")
 		})
+		// pods/proxy: the API server to the pod's IP (the e2e framework's
+		// "pods responding" check uses it).
+		if out, err := host.kubectl(kubeconfig, "", "get", "--raw", "/api/v1/namespaces/default/pods/"+pods[0]+":8080/proxy/hostname"); err != nil || strings.TrimSpace(out) != pods[0] {
+			t.Fatalf("pods/proxy to %s:8080/hostname: %v %q", pods[0], err, out)
+		}
 		// The exit code of the command comes back to kubectl.
 		if out, err := host.kubectl(kubeconfig, "", "exec", pods[0], "--", "sh", "-c", "exit 3"); err == nil || !strings.Contains(out, "exit code 3") {
 			t.Fatalf("kubectl exec … exit 3: %v %q, want exit code 3", err, out)
