@@ -163,7 +163,11 @@ func testLegacyTokenSecret(t *testing.T, ns, user string) {
 		return err == nil && len(s.Data["token"]) > 0 && len(s.Data["ca.crt"]) > 0 && string(s.Data["namespace"]) == ns
 	})
 	token := string(secret.Data["token"])
-	if st := review(t, token); !st.Authenticated || st.User.Username != user {
+	// The authenticator reads the Secret from the server's informer (as
+	// kube-apiserver's), which may not have the filled copy yet.
+	var st authenticationv1.TokenReviewStatus
+	eventually(t, "the legacy token to authenticate", func() bool { st = review(t, token); return st.Authenticated })
+	if st.User.Username != user {
 		t.Fatalf("TokenReview of the legacy token: %+v", st)
 	}
 	if _, err := tokenClient(t, token).CoreV1().Pods(ns).List(ctx, metav1.ListOptions{}); err != nil {
