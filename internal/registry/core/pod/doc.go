@@ -7,4 +7,8 @@
 // on the v1 types; test/drift's corpus runs both on the same pods and
 // templates and requires the same errors (path, type, message) and the
 // same stored objects.
+//
+// pods/proxy (ProxyREST) goes from the API server straight to the pod's
+// IP, as kube-apiserver's; pods/log, exec, attach and portforward go to
+// the node's kubelet API.
 package pod
