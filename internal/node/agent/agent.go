@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/types"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/informers"
@@ -54,6 +55,11 @@ type Agent struct {
 	beats map[string]int
 	// waiting are pods (keys) per node that wait for its pod CIDRs.
 	waiting map[string]map[string]bool
+	// ended are the final statuses of pods that reached Succeeded or
+	// Failed here, until the pod is deleted: a pod never runs again once
+	// it has ended, even when a sync reads it from a cache that has not
+	// seen its final status yet (as the kubelet keeps terminal pods).
+	ended map[types.UID]corev1.PodStatus
 
 	// kubelet serves the nodes' kubelet API (nil: none).
 	kubelet *kubelet.Server
@@ -66,7 +72,8 @@ func New(cfg Config) (*Agent, error) {
 		return nil, err
 	}
 	a := &Agent{cfg: cfg, index: map[string]int{}, leases: map[string]*coordinationv1.Lease{},
-		beats: map[string]int{}, waiting: map[string]map[string]bool{}}
+		beats: map[string]int{}, waiting: map[string]map[string]bool{},
+		ended: map[types.UID]corev1.PodStatus{}}
 	for i, n := range cfg.Names {
 		a.index[n] = i
 	}
@@ -159,6 +166,7 @@ func (a *Agent) podDeleted(obj interface{}) {
 		obj = t.Obj
 	}
 	if p, ok := obj.(*corev1.Pod); ok && a.ours(p.Spec.NodeName) {
+		a.forgetEnded(p.UID)
 		a.cfg.Runtime.KillPod(p.UID)
 		if f, ok := a.cfg.Runtime.(Forgetter); ok {
 			f.Forget(p.UID)

@@ -7,6 +7,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/utils/ptr"
 
@@ -33,6 +34,15 @@ func (a *Agent) syncPod(ctx context.Context, key string) (time.Duration, error) 
 		a.cfg.Runtime.KillPod(pod.UID)
 		return 0, nil
 	}
+	if status, ok := a.endedStatus(pod.UID); ok {
+		// The cache lags behind the final status this agent wrote (or
+		// failed to write): write it again, never run the pod again.
+		err := a.writeStatus(ctx, pod, status)
+		if apierrors.IsConflict(err) {
+			return 0, nil // the informer brings the newer pod
+		}
+		return 0, err
+	}
 	if !a.cfg.Runtime.Ready(pod.Spec.NodeName) {
 		a.waitForPodCIDRs(pod.Spec.NodeName, key)
 		return 0, nil
@@ -49,6 +59,7 @@ func (a *Agent) syncPod(ctx context.Context, key string) (time.Duration, error) 
 	}
 	status, after := podStatus(pod, run, state, a.hostIPs(pod.Spec.NodeName), now)
 	if terminal(&corev1.Pod{Status: status}) {
+		a.recordEnded(pod.UID, status)
 		a.cfg.Runtime.KillPod(pod.UID)
 	}
 	if err := a.writeStatus(ctx, pod, status); err != nil {
@@ -74,6 +85,25 @@ func terminationEnd(p *corev1.Pod) time.Time {
 		return start.Add(delay)
 	}
 	return end
+}
+
+func (a *Agent) recordEnded(uid types.UID, status corev1.PodStatus) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.ended[uid] = status
+}
+
+func (a *Agent) endedStatus(uid types.UID) (corev1.PodStatus, bool) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	s, ok := a.ended[uid]
+	return s, ok
+}
+
+func (a *Agent) forgetEnded(uid types.UID) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	delete(a.ended, uid)
 }
 
 func terminal(p *corev1.Pod) bool {

@@ -7,8 +7,11 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	k8stesting "k8s.io/client-go/testing"
 	"k8s.io/utils/ptr"
+
+	"github.com/svcplane/svcplane/internal/node/runtime/sim"
 )
 
 // withCIDRs registers node name and gives it pod CIDRs, as node IPAM does.
@@ -283,5 +286,56 @@ func TestRestartedAgentKeepsRunningPodsIPs(t *testing.T) {
 	}
 	if p, _ = f.sync(old); p.Status.PodIP != "10.244.0.2" || !p.Status.StartTime.Equal(&start) || !podReady(p) {
 		t.Fatalf("adopted pod status %+v", p.Status)
+	}
+}
+
+// runCounter counts the runtime's RunPod calls per pod.
+type runCounter struct {
+	Runtime
+	runs map[types.UID]int
+}
+
+func (r *runCounter) RunPod(p *corev1.Pod) (sim.Pod, error) {
+	r.runs[p.UID]++
+	return r.Runtime.RunPod(p)
+}
+
+// A pod that ended never runs again, even when a sync reads the pod from
+// a cache that has not seen its final status yet.
+func TestEndedPodNeverRestartsFromAStaleCache(t *testing.T) {
+	runs := &runCounter{runs: map[types.UID]int{}}
+	f := newFixtureWith(t, func(c *Config) {
+		runs.Runtime = sim.New(c.Clock)
+		c.Runtime = runs
+	}, "n0")
+	f.withCIDRs("n0", "10.244.0.0/24")
+	pod := newPod("job", "n0")
+	pod.Spec.RestartPolicy = corev1.RestartPolicyNever
+	pod.Spec.ActiveDeadlineSeconds = ptr.To[int64](60)
+	running, _ := f.sync(f.createPod(pod))
+	f.clock.Step(60 * time.Second)
+	if p, _ := f.sync(running); p.Status.Phase != corev1.PodFailed {
+		t.Fatalf("phase %s", p.Status.Phase)
+	}
+	// The informer has not delivered the final status yet.
+	if err := f.a.podIndex.Update(running); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.a.syncPod(ctx, running.Namespace+"/"+running.Name); err != nil {
+		t.Fatal(err)
+	}
+	if n := runs.runs[running.UID]; n != 2 {
+		t.Fatalf("RunPod called %d times, want 2 (the first sync and the one that ended it)", n)
+	}
+	if _, again := f.a.cfg.Runtime.Running(running.UID); again {
+		t.Fatal("an ended pod runs again")
+	}
+	got, err := f.client.CoreV1().Pods("default").Get(ctx, "job", metav1.GetOptions{})
+	if err != nil || got.Status.Phase != corev1.PodFailed {
+		t.Fatalf("status now %v (%v)", got.Status.Phase, err)
+	}
+	f.a.podDeleted(got)
+	if _, ok := f.a.endedStatus(got.UID); ok {
+		t.Fatal("a deleted pod's final status is kept")
 	}
 }
