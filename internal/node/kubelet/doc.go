@@ -10,6 +10,7 @@
 //	GET|POST /portForward/{namespace}/{pod}[/{uid}]         SPDY portforward.k8s.io, WebSocket-tunnelled SPDY (and the v4 channels)
 //	GET      /pods                                          the node's pods as a v1 PodList
 //	GET      /healthz                                       ok
+//	GET      /metrics                                       the kubelet's kubelet_node_name, kubelet_running_pods, kubelet_running_containers
 //
 // The streaming protocols' server side is k8s.io/cri-streaming's, the
 // kubelet's own. kubectl's WebSocket v5 exec and WebSocket-tunnelled

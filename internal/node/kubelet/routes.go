@@ -23,6 +23,7 @@ func (s *Server) nodeRoutes(node string) http.Handler {
 		_, _ = w.Write([]byte("ok"))
 	})
 	mux.HandleFunc("GET /pods", h.pods)
+	mux.Handle("GET /metrics", s.metricsHandler(node))
 	mux.HandleFunc("GET /containerLogs/{namespace}/{pod}/{container}", h.containerLogs)
 	for _, m := range []string{http.MethodGet, http.MethodPost} {
 		mux.HandleFunc(m+" /exec/{namespace}/{pod}/{container}", h.exec)

@@ -547,3 +547,21 @@ func TestExecTTY(t *testing.T) {
 		t.Errorf("runtime got tty %v, stderr %v, sizes %v; want tty, no stderr, %v", rec.tty, rec.stderr, rec.resizes, want)
 	}
 }
+
+// /metrics has the kubelet's series for the node's own pods (the e2e
+// framework's metrics grabber reads it through nodes/proxy).
+func TestMetrics(t *testing.T) {
+	l := newLab(t)
+	code, body := l.get(t, "b", "admin", "GET", "/metrics")
+	if code != 200 {
+		t.Fatalf("/metrics = %d %q", code, body)
+	}
+	for _, want := range []string{`kubelet_node_name{node="b"} 1`, "kubelet_running_pods ", `kubelet_running_containers{container_state="running"} `} {
+		if !strings.Contains(body, want) {
+			t.Errorf("/metrics of b lacks %q:\n%s", want, body)
+		}
+	}
+	if code, _ := l.get(t, "b", "nobody", "GET", "/metrics"); code != 403 {
+		t.Errorf("nobody's /metrics = %d, want 403", code)
+	}
+}
