@@ -14,6 +14,8 @@ import (
 	"k8s.io/client-go/restmapper"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
+
+	"github.com/svcplane/svcplane/internal/informerutil"
 )
 
 // ResyncPeriod is how often the collector asks discovery again and starts
@@ -97,6 +99,7 @@ func (c *Collector) syncMonitors(ctx context.Context, want []schema.GroupVersion
 // ends or the monitor is stopped.
 func (c *Collector) startMonitor(ctx context.Context, gvr schema.GroupVersionResource) *monitor {
 	inf := metadatainformer.NewFilteredMetadataInformer(c.meta, gvr, metav1.NamespaceAll, 0, cache.Indexers{}, nil).Informer()
+	_ = inf.SetTransform(informerutil.DropManagedFields) // as kube-controller-manager's metadata informers
 	_, _ = inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc:    func(obj interface{}) { c.observe(gvr, obj) },
 		UpdateFunc: func(_, obj interface{}) { c.observe(gvr, obj) },

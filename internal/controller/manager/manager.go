@@ -44,6 +44,7 @@ import (
 	"github.com/svcplane/svcplane/internal/controller/serviceaccounttoken"
 	"github.com/svcplane/svcplane/internal/controller/servicecidr"
 	"github.com/svcplane/svcplane/internal/controller/validatingadmissionpolicystatus"
+	"github.com/svcplane/svcplane/internal/informerutil"
 )
 
 // LeaseName is the leader-election Lease in kube-system.
@@ -312,7 +313,9 @@ func runLeading(ctx context.Context, lock resourcelock.Interface, identity strin
 				if deps.creds != nil {
 					ensureServiceAccounts(ctx, deps.root.Client, controllers)
 				}
-				deps.root.Informers = informers.NewSharedInformerFactory(deps.root.Client, 10*time.Minute)
+				// As kube-controller-manager: no controller reads managedFields.
+				deps.root.Informers = informers.NewSharedInformerFactoryWithOptions(deps.root.Client, 10*time.Minute,
+					informers.WithTransform(informerutil.DropManagedFields))
 				for _, c := range controllers {
 					c.Start(ctx, deps.get(c))
 				}

@@ -8,7 +8,6 @@ import (
 
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/types"
@@ -23,6 +22,7 @@ import (
 	"k8s.io/client-go/util/workqueue"
 	"k8s.io/klog/v2"
 
+	"github.com/svcplane/svcplane/internal/informerutil"
 	"github.com/svcplane/svcplane/internal/node/container"
 	"github.com/svcplane/svcplane/internal/node/kubelet"
 )
@@ -98,12 +98,12 @@ func New(cfg Config) (*Agent, error) {
 	nodeFactory := informers.NewSharedInformerFactoryWithOptions(cfg.Client, 0, nodeOpts...)
 	podInf := a.informers.Core().V1().Pods().Informer()
 	nodeInf := nodeFactory.Core().V1().Nodes().Informer()
-	_ = podInf.SetTransform(dropManagedFields)
+	_ = podInf.SetTransform(informerutil.DropManagedFields)
 	_ = podInf.AddIndexers(cache.Indexers{podNodeIndex: func(obj interface{}) ([]string, error) {
 		return []string{obj.(*corev1.Pod).Spec.NodeName}, nil
 	}})
 	a.podIndex, a.podsSynced = podInf.GetIndexer(), podInf.HasSynced
-	_ = nodeInf.SetTransform(dropManagedFields)
+	_ = nodeInf.SetTransform(informerutil.DropManagedFields)
 	a.pods, a.nodes = a.informers.Core().V1().Pods().Lister(), nodeFactory.Core().V1().Nodes().Lister()
 	a.synced = []cache.InformerSynced{podInf.HasSynced, nodeInf.HasSynced}
 	a.nodeFactory = nodeFactory
@@ -139,14 +139,6 @@ func New(cfg Config) (*Agent, error) {
 		UpdateFunc: func(_, obj interface{}) { a.nodeChanged(obj) },
 	})
 	return a, nil
-}
-
-// dropManagedFields keeps the informers' caches small.
-func dropManagedFields(obj interface{}) (interface{}, error) {
-	if m, err := meta.Accessor(obj); err == nil {
-		m.SetManagedFields(nil)
-	}
-	return obj, nil
 }
 
 func (a *Agent) ours(node string) bool {
