@@ -19,7 +19,7 @@ import (
 func agnhost(args []string) program {
 	return func(ctx context.Context, io *procIO) int {
 		if len(args) == 0 {
-			fmt.Fprintln(io.stderr, "agnhost: a subcommand is required (netexec, serve-hostname, connect, pause)")
+			fmt.Fprintln(io.stderr, "agnhost: a subcommand is required (netexec, serve-hostname, connect, crd-conversion-webhook, pause)")
 			return 1
 		}
 		sub, rest := args[0], args[1:]
@@ -30,6 +30,8 @@ func agnhost(args []string) program {
 			return serveHostname(ctx, io, rest)
 		case "connect":
 			return connect(ctx, io, rest)
+		case "crd-conversion-webhook":
+			return crdConversionWebhook(ctx, io, rest)
 		case "pause":
 			fmt.Fprintln(io.stdout, "Paused")
 			<-ctx.Done()

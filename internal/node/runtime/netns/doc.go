@@ -24,9 +24,10 @@
 //
 // Containers: the image decides what runs (no image is pulled):
 // registry.k8s.io/pause holds the namespace; the agnhost image runs
-// netexec, serve-hostname, connect and pause in-process with their flags
-// (pause without arguments, its image's CMD; exec runs these built-ins
-// too); a command that names a program on the host runs that program in
+// netexec, serve-hostname, connect, crd-conversion-webhook and pause
+// in-process with their flags (pause without arguments, its image's CMD;
+// exec runs these built-ins too; their files, such as certificates, are
+// read from the pod's Secret, ConfigMap and projected volumes); a command that names a program on the host runs that program in
 // the pod's network namespace with the container's environment and, in a
 // mount namespace of its own, the pod's /etc/resolv.conf (the kubelet's
 // for its dnsPolicy; the rest of the filesystem is the host's); any other image serves HTTP
