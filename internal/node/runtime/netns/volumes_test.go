@@ -49,7 +49,7 @@ func TestReadVolumeFile(t *testing.T) {
 		{path: "/etc/certs/tls.crt", want: "CERT"},
 		{path: "/etc/certs//tls.key", want: "KEY"},
 		{path: "/etc/conf/dir/a.txt", want: "A"},
-		{path: "/etc/conf/b", notExist: true}, // only the items
+		{path: "/etc/conf/b", notExist: true},       // only the items
 		{path: "/etc/certs/projected/a", want: "A"}, // the longest mount path wins
 		{path: "/etc/certs/projected/ca.crt", want: "CERT"},
 		{path: "/etc/certs/projected/b", want: "B"},
