@@ -117,7 +117,7 @@ func newBenchNodesCommand() *cobra.Command {
 	c := bench.NodesConfig{Nodes: 1000, Pods: 30000, Clients: 32, Via: "pods", Hold: 45 * time.Second}
 	cmd := &cobra.Command{
 		Use:   "nodes",
-		Short: "Run N simulated nodes in one `svcplane node` process on a fresh server, create P pods; print time to all Running+Ready, agent RSS, /readyz and NotReady nodes",
+		Short: "Run N simulated nodes in one `svcplane node` process on a fresh server, create P pods; print time to all Running+Ready, agent and server RSS (per pod), mutating-request p50/p99, /readyz and NotReady nodes",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := checkNodeCount(c.Nodes, 1); err != nil {
@@ -130,6 +130,7 @@ func newBenchNodesCommand() *cobra.Command {
 	f.IntVar(&c.Nodes, "nodes", c.Nodes, "Simulated nodes (one agent process).")
 	f.IntVar(&c.Pods, "pods", c.Pods, "Pods to create.")
 	f.IntVar(&c.Clients, "clients", c.Clients, "Concurrent creating clients.")
+	f.IntVar(&c.Services, "services", 0, "ClusterIP Services to create (in default) before the pods.")
 	f.StringVar(&c.Via, "via", c.Via, "'pods': pods created with spec.nodeName round-robin (measures the agent); 'deployments': 100 Deployments bound by the scheduler.")
 	f.IntVar(&c.ReadyDelay, "ready-delay", 0, "readinessProbe initialDelaySeconds of the pods.")
 	f.DurationVar(&c.Hold, "hold", c.Hold, "After all pods are Ready, keep watching heartbeats this long (more than the 40 s grace period shows nodes stay Ready).")

@@ -43,6 +43,9 @@ type NodesConfig struct {
 	KeepLog bool
 	// PerPod prints the wall time and agent RSS per pod.
 	PerPod bool
+	// Services: ClusterIP Services created (Clients clients) before the
+	// pods, in default.
+	Services int
 }
 
 // benchRun is what the monitors gather.
@@ -88,9 +91,35 @@ func Nodes(out, progressOut io.Writer, o NodesConfig) error {
 		return err
 	}
 	fmt.Fprintf(out, "%d nodes Ready with pod CIDRs %.2fs after the agent started\n", o.Nodes, time.Since(start).Seconds())
+	if o.Services > 0 {
+		if err := createServices(out, p, c.client, o.Services, o.Clients, false); err != nil {
+			return err
+		}
+	}
+	serverPid := c.server.proc.Process.Pid
+	idle, _ := rssBytes(serverPid)
+	fmt.Fprintf(out, "server RSS before the pods %.0f MB (%s)\n", float64(idle)/(1<<20), rssSplit(serverPid))
 	run := &benchRun{}
-	go monitorBench(ctx, run, c.client, nodes, c.agent.Process.Pid, c.server.proc.Process.Pid)
-	return podsToReady(ctx, out, p, c.client, &o, names, tracker, run)
+	go monitorBench(ctx, run, c.client, nodes, c.agent.Process.Pid, serverPid)
+	if err := podsToReady(ctx, out, p, c.client, &o, names, tracker, run); err != nil {
+		return err
+	}
+	run.mu.Lock()
+	peak := run.serverRSS
+	run.mu.Unlock()
+	now, _ := rssBytes(serverPid)
+	fmt.Fprintf(out, "server (API server, controllers, embedded etcd) RSS now %.0f MB (%s), peak %.0f MB: %.1f KB per pod over the RSS before the pods (now), %.1f KB (peak)\n",
+		float64(now)/(1<<20), rssSplit(serverPid), float64(peak)/(1<<20),
+		float64(now-idle)/1024/float64(o.Pods), float64(peak-idle)/1024/float64(o.Pods))
+	return nil
+}
+
+// rssSplit is a process's anonymous and file-backed RSS (the binary's own
+// pages and etcd's mmapped database are file-backed).
+func rssSplit(pid int) string {
+	anon, _ := statusBytes(pid, "RssAnon")
+	file, _ := statusBytes(pid, "RssFile")
+	return fmt.Sprintf("anon %.0f MB, file %.0f MB", float64(anon)/(1<<20), float64(file)/(1<<20))
 }
 
 // podsToReady creates the pods, waits until they are all Running and
@@ -98,6 +127,10 @@ func Nodes(out, progressOut io.Writer, o NodesConfig) error {
 func podsToReady(ctx context.Context, out io.Writer, p *progress, client kubernetes.Interface, o *NodesConfig, names []string, tracker *readyTracker, run *benchRun) error {
 	if err := createPodNamespace(ctx, client, "bench-nodes"); err != nil {
 		return err
+	}
+	before, err := scrapeMutatingLatency(ctx, client)
+	if err != nil {
+		return fmt.Errorf("reading the server's request latencies: %w", err)
 	}
 	start := time.Now()
 	tracker.start(start)
@@ -119,6 +152,13 @@ func podsToReady(ctx context.Context, out io.Writer, p *progress, client kuberne
 	lat := tracker.latencies()
 	fmt.Fprintf(out, "all %d pods Running+Ready %.2fs after the first create (%.2fs after the last); per pod create→Ready p50 %.2fs p99 %.2fs max %.2fs\n",
 		o.Pods, all.Seconds(), (all - created).Seconds(), pct(lat, 50), pct(lat, 99), pct(lat, 100))
+	if after, err := scrapeMutatingLatency(ctx, client); err == nil {
+		h := after.since(before)
+		p99, n := h.quantile(0.99)
+		p50, _ := h.quantile(0.5)
+		fmt.Fprintf(out, "mutating requests during the run (POST/PUT/PATCH/DELETE, apiserver_request_duration_seconds): %.0f, p50 %.0f ms, p99 %.0f ms (upstream SLO: p99 ≤ 1 s)\n",
+			n, 1000*p50, 1000*p99)
+	}
 	report(out, run, "during the run")
 	if o.PerPod {
 		run.mu.Lock()
