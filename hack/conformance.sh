@@ -13,6 +13,8 @@
 # run alone at the end, as upstream's runners do.
 # Env: E2E_TEST (a built e2e.test), GINKGO (the ginkgo CLI), PROCS,
 #      GINKGO_TIMEOUT (default 30m),
+#      FOCUS_FILES (a regex of spec files under test/e2e/ to run instead
+#      of the whole list, e.g. 'common/node/secrets\.go'),
 #      OUT (report dir, default ./conformance-out), SKIP_FILES (a regex of
 #      spec files to leave out, e.g. one whose failure panics the whole
 #      suite: apimachinery/chunking\.go while podtemplates are not served).
@@ -65,6 +67,7 @@ files+='|apps/(deployment|replica_set)\.go'
 files+='|apimachinery/(garbage_collector|namespace|watch|chunking|table_conversion|server_version|discovery|aggregated_discovery|field_validation|validatingadmissionpolicy|mutatingadmissionpolicy)\.go'
 files+='|apimachinery/(custom_resource_definition|crd_publish_openapi|crd_watch|crd_selectable_fields)\.go'
 files+='|instrumentation/(events|core_events)\.go|common/node/(configmap|secrets)\.go'
+files=${FOCUS_FILES:-$files}
 set +e
 GINKGO=${GINKGO:-$BIN/ginkgo}
 [ -x "$GINKGO" ] || GINKGO=$(command -v ginkgo)

@@ -43,9 +43,16 @@ func agnhost(args []string) program {
 }
 
 // parseFlags parses a subcommand's flags as cobra would, reporting an
-// error on stderr.
+// error on stderr. Every subcommand also takes the logging flags agnhost's
+// root command has from component-base (-v, --vmodule,
+// --log-flush-frequency); the built-ins log as they do at any verbosity.
 func parseFlags(fs *pflag.FlagSet, args []string, stderr io.Writer) bool {
 	fs.SetOutput(io.Discard)
+	if fs.Lookup("v") == nil {
+		fs.Int32P("v", "v", 0, "number for the log level verbosity")
+		fs.String("vmodule", "", "comma-separated list of pattern=N settings for file-filtered logging")
+		fs.Duration("log-flush-frequency", 5*time.Second, "Maximum number of seconds between log flushes")
+	}
 	if err := fs.Parse(args); err != nil {
 		fmt.Fprintf(stderr, "Error: %v\n", err)
 		return false

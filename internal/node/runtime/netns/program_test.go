@@ -3,6 +3,7 @@ package netns
 import (
 	"bytes"
 	"context"
+	"github.com/spf13/pflag"
 	"strings"
 	"testing"
 
@@ -104,5 +105,24 @@ func TestAgnhostWithoutArgsRunsItsCMD(t *testing.T) {
 	cancel()
 	if code := <-done; code != 0 || !strings.Contains(out.String(), "Paused") {
 		t.Fatalf("exit %d, output %q: want pause's", code, out.String())
+	}
+}
+
+// Every agnhost subcommand takes the logging flags of its root command
+// (component-base's -v, --vmodule, --log-flush-frequency), as the e2e
+// specs pass them (crd-conversion-webhook -v=4).
+func TestAgnhostTakesTheLoggingFlags(t *testing.T) {
+	for _, args := range [][]string{{"-v=4"}, {"--v", "2"}, {"--vmodule=netexec=3", "--log-flush-frequency=1s"}} {
+		fs := pflag.NewFlagSet("sub", pflag.ContinueOnError)
+		port := fs.Int("port", 1, "")
+		var out bytes.Buffer
+		if !parseFlags(fs, append(args, "--port=7"), &out) || *port != 7 {
+			t.Errorf("%v: refused (%q) or port %d", args, out.String(), *port)
+		}
+	}
+	fs := pflag.NewFlagSet("sub", pflag.ContinueOnError)
+	var out bytes.Buffer
+	if parseFlags(fs, []string{"-x"}, &out) || !strings.Contains(out.String(), "unknown shorthand flag: 'x'") {
+		t.Errorf("-x accepted or %q", out.String())
 	}
 }
