@@ -3,10 +3,10 @@ package netns
 import (
 	"bytes"
 	"context"
-	"github.com/spf13/pflag"
 	"strings"
 	"testing"
 
+	"github.com/spf13/pflag"
 	corev1 "k8s.io/api/core/v1"
 )
 
