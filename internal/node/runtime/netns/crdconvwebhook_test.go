@@ -13,6 +13,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
 	certutil "k8s.io/client-go/util/cert"
 
 	"github.com/svcplane/svcplane/internal/testutil"
@@ -35,7 +36,10 @@ func TestCRDConversionWebhookServesFromASecretVolume(t *testing.T) {
 			VolumeSource: corev1.VolumeSource{Secret: &corev1.SecretVolumeSource{SecretName: "certs"}}}},
 			Containers: []corev1.Container{{Name: "webhook", Image: agnhostImage,
 				Args:         []string{"crd-conversion-webhook", "--tls-cert-file=/webhook.local.config/certificates/tls.crt", "--tls-private-key-file=/webhook.local.config/certificates/tls.key", "--port=9443"},
-				VolumeMounts: []corev1.VolumeMount{{Name: "certs", MountPath: "/webhook.local.config/certificates", ReadOnly: true}}}}}}
+				VolumeMounts: []corev1.VolumeMount{{Name: "certs", MountPath: "/webhook.local.config/certificates", ReadOnly: true}},
+				// The kubelet probes HTTPS without verifying the certificate.
+				ReadinessProbe: &corev1.Probe{ProbeHandler: corev1.ProbeHandler{HTTPGet: &corev1.HTTPGetAction{
+					Scheme: corev1.URISchemeHTTPS, Port: intstr.FromInt32(9443), Path: "/readyz"}}, PeriodSeconds: 1}}}}}
 	rec, err := l.r.RunPod(p)
 	if err != nil {
 		t.Fatal(err)
@@ -46,6 +50,7 @@ func TestCRDConversionWebhookServesFromASecretVolume(t *testing.T) {
 	client.Transport.(*http.Transport).TLSClientConfig = &tls.Config{RootCAs: pool}
 	body := `{"apiVersion":"apiextensions.k8s.io/v1","kind":"ConversionReview","request":{"uid":"u","desiredAPIVersion":"stable.example.com/v2",` +
 		`"objects":[{"apiVersion":"stable.example.com/v1","kind":"E2e","metadata":{"name":"o"},"hostPort":"localhost:8080"}]}}`
+	testutil.Eventually(t, 10*time.Second, "ready by its HTTPS readiness probe", func() bool { return l.state(t, p).Ready() })
 	testutil.EventuallyErr(t, 10*time.Second, "the webhook converts", func() error {
 		resp, err := client.Post("https://"+rec.IPs[0]+":9443/crdconvert", "application/json", strings.NewReader(body))
 		if err != nil {
