@@ -96,4 +96,3 @@ func (lab *trafficLab) vethFloor(c TrafficConfig) (float64, error) {
 	n, d := aggregate(flows)
 	return gbitPerSec(n, d), nil
 }
-
