@@ -22,9 +22,10 @@ type TrafficConfig struct {
 	// Nodes netns nodes (≥ 2), each with its own proxy in ProxyMode.
 	Nodes     int
 	ProxyMode string
-	// Streams bulk TCP connections for Duration per throughput figure.
-	Streams  int
-	Duration time.Duration
+	// Streams bulk TCP connections for Duration per throughput figure;
+	// Rounds of the three paths in turn.
+	Streams, Rounds int
+	Duration        time.Duration
 	// Latency is how long each request/response mode runs.
 	Latency time.Duration
 	// KeepLogs keeps the agent's and the proxies' logs (paths printed).
@@ -42,6 +43,8 @@ func (c TrafficConfig) Validate() error {
 		return fmt.Errorf("--nodes %d: want at most 250", c.Nodes)
 	case c.Streams < 1 || c.Streams > 64:
 		return fmt.Errorf("--streams %d: want 1 to 64", c.Streams)
+	case c.Rounds < 1 || c.Rounds > 20:
+		return fmt.Errorf("--rounds %d: want 1 to 20", c.Rounds)
 	case c.Duration < time.Second:
 		return fmt.Errorf("--duration %s: want at least 1s", c.Duration)
 	case c.Latency < time.Second:
@@ -58,7 +61,7 @@ func (c TrafficConfig) Validate() error {
 // the child inside the fresh namespace.
 func (c TrafficConfig) Args() []string {
 	a := []string{"bench", "traffic", "--in-netns", "--nodes", strconv.Itoa(c.Nodes), "--proxy-mode", c.ProxyMode,
-		"--streams", strconv.Itoa(c.Streams), "--duration", c.Duration.String(), "--latency-duration", c.Latency.String()}
+		"--streams", strconv.Itoa(c.Streams), "--rounds", strconv.Itoa(c.Rounds), "--duration", c.Duration.String(), "--latency-duration", c.Latency.String()}
 	if c.KeepLogs {
 		a = append(a, "--keep-logs")
 	}

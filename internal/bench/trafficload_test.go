@@ -94,7 +94,7 @@ func TestRequestResponseToAServerThatCloses(t *testing.T) {
 }
 
 func TestTrafficConfigValidate(t *testing.T) {
-	good := TrafficConfig{Nodes: 2, ProxyMode: "nftables", Streams: 1, Duration: 5 * time.Second, Latency: 5 * time.Second}
+	good := TrafficConfig{Nodes: 2, ProxyMode: "nftables", Streams: 1, Rounds: 3, Duration: 5 * time.Second, Latency: 5 * time.Second}
 	if err := good.Validate(); err != nil {
 		t.Fatalf("defaults: %v", err)
 	}
@@ -105,6 +105,7 @@ func TestTrafficConfigValidate(t *testing.T) {
 		{func(c *TrafficConfig) { c.Nodes = 1 }, "--nodes 1: want at least 2"},
 		{func(c *TrafficConfig) { c.ProxyMode = "none" }, `--proxy-mode "none": want nftables, iptables, ipvs or userspace`},
 		{func(c *TrafficConfig) { c.Streams = 0 }, "--streams 0: want 1 to 64"},
+		{func(c *TrafficConfig) { c.Rounds = 0 }, "--rounds 0: want 1 to 20"},
 		{func(c *TrafficConfig) { c.Duration = 10 * time.Millisecond }, "--duration 10ms: want at least 1s"},
 		{func(c *TrafficConfig) { c.Latency = 0 }, "--latency-duration 0s: want at least 1s"},
 	} {

@@ -14,32 +14,61 @@ import (
 func (lab *trafficLab) measure(out io.Writer, p *progress, c TrafficConfig) error {
 	client := nsEndpoint{lab.client.ns}
 	hostPort := func(ip string, port int) string { return net.JoinHostPort(ip, strconv.Itoa(port)) }
-	fmt.Fprintf(out, "throughput: %d stream(s) of bulk TCP (%d KiB writes) for %s each; the bytes the server received over the time it received them\n",
-		c.Streams, bulkWrite>>10, c.Duration)
-
-	p.phase("throughput over a bare veth pair", nil)
-	floor, err := lab.vethFloor(c)
+	v, err := newVethPair()
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(out, "  veth pair (two bare namespaces):      %6.2f Gbit/s\n", floor)
-
-	p.phase("throughput to the pod IP", nil)
-	direct, err := throughput(client, lab.sink, hostPort(lab.server.ip, sinkPort), c.Streams, c.Duration)
+	defer v.close()
+	vl, err := nsEndpoint{v.b}.listen(hostPort(vethB, sinkPort))
 	if err != nil {
-		return err
+		return fmt.Errorf("veth pair sink: %w", err)
 	}
-	dn, dd := aggregate(direct)
-	fmt.Fprintf(out, "  pod → pod IP, across nodes:           %6.2f Gbit/s\n", gbitPerSec(dn, dd))
-
-	p.phase("throughput through the ClusterIP", nil)
-	via, err := throughput(client, lab.sink, hostPort(lab.clusterIP, serviceSinkPort), c.Streams, c.Duration)
-	if err != nil {
-		return err
+	defer vl.Close()
+	vethSink := startSink(vl)
+	paths := []struct {
+		name, short string
+		from        nsEndpoint
+		to          *sink
+		addr        string
+	}{
+		{"veth pair (two bare namespaces)", "veth pair", nsEndpoint{v.a}, vethSink, hostPort(vethB, sinkPort)},
+		{"pod → pod IP, across nodes", "pod IP", client, lab.sink, hostPort(lab.server.ip, sinkPort)},
+		{"pod → ClusterIP → pod, across nodes", "ClusterIP", client, lab.sink, hostPort(lab.clusterIP, serviceSinkPort)},
 	}
-	vn, vd := aggregate(via)
-	fmt.Fprintf(out, "  pod → ClusterIP → pod, across nodes:  %6.2f Gbit/s (%.0f%% of the pod IP figure); %s\n",
-		gbitPerSec(vn, vd), 100*gbitPerSec(vn, vd)/max(gbitPerSec(dn, dd), 1e-9), lab.sources(via))
+	const viaService = 2
+	fmt.Fprintf(out, "throughput: %d stream(s) of bulk TCP (%d KiB writes) for %s per figure, %d round(s) of the three paths, each round starting one path later; Gbit/s the server received over the time it received\n",
+		c.Streams, bulkWrite>>10, c.Duration, c.Rounds)
+	rates, perCPU := make([][]float64, len(paths)), make([][]float64, len(paths))
+	var viaFlows []flowResult
+	for r := 0; r < c.Rounds; r++ {
+		var parts []string
+		for k := range paths {
+			i := (r + k) % len(paths)
+			path := paths[i]
+			p.phase(fmt.Sprintf("throughput round %d: %s", r+1, path.name), nil)
+			cpu0 := cpuTime()
+			flows, err := throughput(path.from, path.to, path.addr, c.Streams, c.Duration)
+			if err != nil {
+				return fmt.Errorf("%s: %w", path.name, err)
+			}
+			cpu := cpuTime() - cpu0
+			n, d := aggregate(flows)
+			rates[i] = append(rates[i], gbitPerSec(n, d))
+			perCPU[i] = append(perCPU[i], gbitPerSec(n, cpu))
+			parts = append(parts, fmt.Sprintf("%s %.2f", path.short, gbitPerSec(n, d)))
+			if i == viaService {
+				viaFlows = flows
+			}
+		}
+		fmt.Fprintf(out, "  round %d: %s Gbit/s\n", r+1, strings.Join(parts, ", "))
+	}
+	med := make([]float64, len(paths))
+	for i, path := range paths {
+		med[i] = median(rates[i])
+		fmt.Fprintf(out, "  %-37s %6.2f Gbit/s median; %.2f Gbit per CPU-second of the bench process\n", path.name+":", med[i], median(perCPU[i]))
+	}
+	fmt.Fprintln(out, "  (the bench process runs both TCP ends; the kernel forwards in their softirqs, charged to it unless ksoftirqd takes over)")
+	fmt.Fprintf(out, "  ClusterIP / pod IP: %.0f%%; %s\n", 100*med[viaService]/max(med[1], 1e-9), lab.sources(viaFlows))
 
 	targets := []string{hostPort(lab.server.ip, echoPort), hostPort(lab.clusterIP, serviceEchoPort)}
 	for _, mode := range []rrMode{keptAlive, newConnPerRequest} {
@@ -74,25 +103,4 @@ func (lab *trafficLab) sources(flows []flowResult) string {
 		return "the server saw the client pod's address " + list[0]
 	}
 	return "the server saw sources " + strings.Join(list, ", ") + " (client pod " + lab.client.ip + ")"
-}
-
-// vethFloor sends the same bulk TCP over a veth pair between two
-// namespaces the bench made.
-func (lab *trafficLab) vethFloor(c TrafficConfig) (float64, error) {
-	v, err := newVethPair()
-	if err != nil {
-		return 0, err
-	}
-	defer v.close()
-	l, err := nsEndpoint{v.b}.listen(net.JoinHostPort(vethB, strconv.Itoa(sinkPort)))
-	if err != nil {
-		return 0, fmt.Errorf("veth pair sink: %w", err)
-	}
-	defer l.Close()
-	flows, err := throughput(nsEndpoint{v.a}, startSink(l), net.JoinHostPort(vethB, strconv.Itoa(sinkPort)), c.Streams, c.Duration)
-	if err != nil {
-		return 0, err
-	}
-	n, d := aggregate(flows)
-	return gbitPerSec(n, d), nil
 }

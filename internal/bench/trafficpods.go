@@ -98,9 +98,16 @@ func waitTrafficPod(ctx context.Context, client kubernetes.Interface, name strin
 		}
 		return nil, fmt.Errorf("pod %s not Running with an IP: %s: %w", name, phase, err)
 	}
-	pid, err := findMarkedProcess(fmt.Sprintf("%s=%d/%s", trafficMarker, os.Getpid(), name))
+	// The status may say Running a moment before the process is there.
+	var pid int
+	marker := fmt.Sprintf("%s=%d/%s", trafficMarker, os.Getpid(), name)
+	var ferr error
+	err = wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, 30*time.Second, true, func(context.Context) (bool, error) {
+		pid, ferr = findMarkedProcess(marker)
+		return ferr == nil, nil
+	})
 	if err != nil {
-		return nil, fmt.Errorf("pod %s: %w", name, err)
+		return nil, fmt.Errorf("pod %s: %w", name, ferr)
 	}
 	ns, err := netns.GetFromPath(fmt.Sprintf("/proc/%d/ns/net", pid))
 	if err != nil {

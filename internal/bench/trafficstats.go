@@ -75,3 +75,17 @@ func aggregate(flows []flowResult) (int64, time.Duration) {
 	}
 	return total, last.Sub(first)
 }
+
+// median of xs (the mean of the middle two for an even count); xs is
+// sorted in place.
+func median(xs []float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	slices.Sort(xs)
+	n := len(xs)
+	if n%2 == 1 {
+		return xs[n/2]
+	}
+	return (xs[n/2-1] + xs[n/2]) / 2
+}
