@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"time"
@@ -118,7 +119,21 @@ func Traffic(out, errOut io.Writer, c TrafficConfig) error {
 	fmt.Fprintf(out, "bench traffic: %d netns nodes, %s proxy in each; client pod %s on %s, server pod %s on %s, Service %s (ports %d→%d bulk, %d→%d echo)\n",
 		c.Nodes, c.ProxyMode, lab.client.ip, lab.client.node, lab.server.ip, lab.server.node, lab.clusterIP,
 		serviceSinkPort, sinkPort, serviceEchoPort, echoPort)
-	return lab.measure(out, p, c)
+	fmt.Fprintf(out, "machine: %d CPUs, load average %s at the start\n", runtime.NumCPU(), loadAverage())
+	if err := lab.measure(out, p, c); err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "machine: load average %s at the end\n", loadAverage())
+	return nil
+}
+
+// loadAverage is /proc/loadavg's 1, 5 and 15 minute figures.
+func loadAverage() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if f := strings.Fields(string(b)); err == nil && len(f) >= 3 {
+		return strings.Join(f[:3], " ")
+	}
+	return "unknown"
 }
 
 // startTrafficCluster starts a server reachable from the node namespaces

@@ -65,7 +65,9 @@ func (lab *trafficLab) measure(out io.Writer, p *progress, c TrafficConfig) erro
 	med := make([]float64, len(paths))
 	for i, path := range paths {
 		med[i] = median(rates[i])
-		fmt.Fprintf(out, "  %-37s %6.2f Gbit/s median; %.2f Gbit per CPU-second of the bench process\n", path.name+":", med[i], median(perCPU[i]))
+		eff := median(perCPU[i])
+		fmt.Fprintf(out, "  %-37s %6.2f Gbit/s median; %.2f Gbit per CPU-second of the bench process (%.2f cores busy)\n",
+			path.name+":", med[i], eff, med[i]/max(eff, 1e-9))
 	}
 	fmt.Fprintln(out, "  (the bench process runs both TCP ends; the kernel forwards in their softirqs, charged to it unless ksoftirqd takes over)")
 	fmt.Fprintf(out, "  ClusterIP / pod IP: %.0f%%; %s\n", 100*med[viaService]/max(med[1], 1e-9), lab.sources(viaFlows))
