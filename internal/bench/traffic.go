@@ -116,9 +116,9 @@ func Traffic(out, errOut io.Writer, c TrafficConfig) error {
 		return err
 	}
 	defer lab.close()
-	fmt.Fprintf(out, "bench traffic: %d netns nodes, %s proxy in each; client pod %s on %s, server pod %s on %s, Service %s (ports %d→%d bulk, %d→%d echo)\n",
+	fmt.Fprintf(out, "bench traffic: %d netns nodes, %s proxy in each; client pod %s on %s, server pod %s on %s, Service %s (ports %d→%d bulk, %d→%d echo; the pod IP figures use ports %d and %d of the same servers)\n",
 		c.Nodes, c.ProxyMode, lab.client.ip, lab.client.node, lab.server.ip, lab.server.node, lab.clusterIP,
-		serviceSinkPort, sinkPort, serviceEchoPort, echoPort)
+		serviceSinkPort, sinkPort, serviceEchoPort, echoPort, directSinkPort, directEchoPort)
 	fmt.Fprintf(out, "machine: %d CPUs, load average %s at the start\n", runtime.NumCPU(), loadAverage())
 	if err := lab.measure(out, p, c); err != nil {
 		return err
@@ -208,8 +208,9 @@ func writeProxyKubeconfig(b *server, path string) error {
 type trafficLab struct {
 	client, server *trafficPod
 	clusterIP      string
-	sink           *sink
-	listeners      []net.Listener
+	// sink serves the Service's bulk port, directSink the pod IP's.
+	sink, directSink *sink
+	listeners        []net.Listener
 }
 
 func setUpTrafficLab(ctx context.Context, cl *cluster, clientNode, serverNode string) (*trafficLab, error) {
@@ -227,20 +228,19 @@ func setUpTrafficLab(ctx context.Context, cl *cluster, clientNode, serverNode st
 	}
 	// Listening on the pod IP fails unless the namespace is the pod's.
 	srv := nsEndpoint{lab.server.ns}
-	sl, err := srv.listen(net.JoinHostPort(lab.server.ip, strconv.Itoa(sinkPort)))
-	if err != nil {
-		lab.close()
-		return nil, fmt.Errorf("sink in the server pod: %w", err)
+	ls := map[int]net.Listener{}
+	for _, port := range []int{sinkPort, echoPort, directSinkPort, directEchoPort} {
+		l, err := srv.listen(net.JoinHostPort(lab.server.ip, strconv.Itoa(port)))
+		if err != nil {
+			lab.close()
+			return nil, fmt.Errorf("listening in the server pod: %w", err)
+		}
+		lab.listeners = append(lab.listeners, l)
+		ls[port] = l
 	}
-	el, err := srv.listen(net.JoinHostPort(lab.server.ip, strconv.Itoa(echoPort)))
-	if err != nil {
-		sl.Close()
-		lab.close()
-		return nil, fmt.Errorf("echo server in the server pod: %w", err)
-	}
-	lab.listeners = append(lab.listeners, sl, el)
-	lab.sink = startSink(sl)
-	go serveEcho(el)
+	lab.sink, lab.directSink = startSink(ls[sinkPort]), startSink(ls[directSinkPort])
+	go serveEcho(ls[echoPort])
+	go serveEcho(ls[directEchoPort])
 	if err := lab.waitService(ctx); err != nil {
 		lab.close()
 		return nil, err

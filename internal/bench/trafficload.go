@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"strings"
 	"sync"
 	"time"
 )
@@ -149,11 +150,24 @@ func (m rrMode) String() string {
 // rrWarmup requests per target are sent first and not counted.
 const rrWarmup = 200
 
+// rrResult is what requestResponse saw of one target.
+type rrResult struct {
+	RTTs []time.Duration
+	// ConnectFailures are new connections that got no answer to their
+	// SYNs within the dial timeout (newConnPerRequest only; counted,
+	// not timed).
+	ConnectFailures int
+}
+
+// maxConnectFailures ends a new-connection run that fails this often.
+const maxConnectFailures = 10
+
 // requestResponse sends one 64-byte request at a time (closed loop) from
 // client, alternating between the targets so that each sees the same
-// machine noise, for d or until each target has maxPerTarget answers;
-// it returns the round-trip times per target.
-func requestResponse(client nsEndpoint, targets []string, mode rrMode, d time.Duration, maxPerTarget int) ([][]time.Duration, error) {
+// machine noise, for d or until each target has maxPerTarget answers.
+// Any failure ends it, except a new connection that times out, which is
+// counted (up to maxConnectFailures).
+func requestResponse(client nsEndpoint, targets []string, mode rrMode, d time.Duration, maxPerTarget int) ([]rrResult, error) {
 	conns := make([]net.Conn, len(targets))
 	if mode == keptAlive {
 		for i, a := range targets {
@@ -165,7 +179,8 @@ func requestResponse(client nsEndpoint, targets []string, mode rrMode, d time.Du
 			conns[i] = c
 		}
 	}
-	rtts := make([][]time.Duration, len(targets))
+	res := make([]rrResult, len(targets))
+	failures := 0
 	req, resp := make([]byte, requestSize), make([]byte, requestSize)
 	var end time.Time
 	for n := 0; ; n++ {
@@ -173,18 +188,25 @@ func requestResponse(client nsEndpoint, targets []string, mode rrMode, d time.Du
 		if round == rrWarmup && ti == 0 {
 			end = time.Now().Add(d)
 		}
-		if round > rrWarmup && ti == 0 && (time.Now().After(end) || len(rtts[0]) >= maxPerTarget) {
+		if round > rrWarmup && ti == 0 && (time.Now().After(end) || len(res[0].RTTs) >= maxPerTarget) {
 			break
 		}
 		t, err := oneRequest(client, targets[ti], conns[ti], req, resp)
+		var ne net.Error
+		if err != nil && mode == newConnPerRequest && errors.As(err, &ne) && ne.Timeout() && strings.HasPrefix(err.Error(), "dial ") {
+			res[ti].ConnectFailures++
+			if failures++; failures < maxConnectFailures {
+				continue
+			}
+		}
 		if err != nil {
 			return nil, err
 		}
 		if round >= rrWarmup {
-			rtts[ti] = append(rtts[ti], t)
+			res[ti].RTTs = append(res[ti].RTTs, t)
 		}
 	}
-	return rtts, nil
+	return res, nil
 }
 
 // oneRequest times one round trip on c, or on a new connection to addr

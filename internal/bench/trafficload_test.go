@@ -59,14 +59,14 @@ func TestRequestResponseAlternatesTargets(t *testing.T) {
 		targets = append(targets, l.Addr().String())
 	}
 	for _, mode := range []rrMode{keptAlive, newConnPerRequest} {
-		rtts, err := requestResponse(here, targets, mode, time.Hour, 50)
+		res, err := requestResponse(here, targets, mode, time.Hour, 50)
 		if err != nil {
 			t.Fatalf("%s: %v", mode, err)
 		}
-		if len(rtts) != 2 || len(rtts[0]) != 50 || len(rtts[1]) != 50 {
-			t.Fatalf("%s: %d/%d round trips, want 50 each after the warm-up", mode, len(rtts[0]), len(rtts[1]))
+		if len(res) != 2 || len(res[0].RTTs) != 50 || len(res[1].RTTs) != 50 || res[0].ConnectFailures+res[1].ConnectFailures != 0 {
+			t.Fatalf("%s: %+v, want 50 round trips each after the warm-up", mode, res)
 		}
-		if s := summarize(rtts[1]); s.P50 <= 0 || s.P99 < s.P50 {
+		if s := summarize(res[1].RTTs); s.P50 <= 0 || s.P99 < s.P50 {
 			t.Errorf("%s: summary %+v", mode, s)
 		}
 	}

@@ -32,7 +32,7 @@ func (lab *trafficLab) measure(out io.Writer, p *progress, c TrafficConfig) erro
 		addr        string
 	}{
 		{"veth pair (two bare namespaces)", "veth pair", nsEndpoint{v.a}, vethSink, hostPort(vethB, sinkPort)},
-		{"pod → pod IP, across nodes", "pod IP", client, lab.sink, hostPort(lab.server.ip, sinkPort)},
+		{"pod → pod IP, across nodes", "pod IP", client, lab.directSink, hostPort(lab.server.ip, directSinkPort)},
 		{"pod → ClusterIP → pod, across nodes", "ClusterIP", client, lab.sink, hostPort(lab.clusterIP, serviceSinkPort)},
 	}
 	const viaService = 2
@@ -72,19 +72,24 @@ func (lab *trafficLab) measure(out io.Writer, p *progress, c TrafficConfig) erro
 	fmt.Fprintln(out, "  (the bench process runs both TCP ends; the kernel forwards in their softirqs, charged to it unless ksoftirqd takes over)")
 	fmt.Fprintf(out, "  ClusterIP / pod IP: %.0f%%; %s\n", 100*med[viaService]/max(med[1], 1e-9), lab.sources(viaFlows))
 
-	targets := []string{hostPort(lab.server.ip, echoPort), hostPort(lab.clusterIP, serviceEchoPort)}
+	targets := []string{hostPort(lab.server.ip, directEchoPort), hostPort(lab.clusterIP, serviceEchoPort)}
 	for _, mode := range []rrMode{keptAlive, newConnPerRequest} {
 		p.phase("request/response, "+mode.String(), nil)
-		rtts, err := requestResponse(client, targets, mode, c.Latency, 200_000)
+		res, err := requestResponse(client, targets, mode, c.Latency, 200_000)
 		if err != nil {
 			return err
 		}
-		d, v := summarize(rtts[0]), summarize(rtts[1])
+		d, v := summarize(res[0].RTTs), summarize(res[1].RTTs)
 		fmt.Fprintf(out, "latency, %s: %d-byte request/response, one at a time, alternating pod IP and ClusterIP, %s after %d warm-up rounds\n",
 			mode, requestSize, c.Latency, rrWarmup)
 		fmt.Fprintf(out, "  pod IP    %s: %s\n", targets[0], d)
 		fmt.Fprintf(out, "  ClusterIP %s: %s\n", targets[1], v)
 		fmt.Fprintf(out, "  added by the Service: p50 %s, p99 %s\n", us(v.P50-d.P50), us(v.P99-d.P99))
+		for i, r := range res {
+			if r.ConnectFailures > 0 {
+				fmt.Fprintf(out, "  %s: %d new connection(s) got no SYN-ACK within 5s (not in the percentiles)\n", targets[i], r.ConnectFailures)
+			}
+		}
 	}
 	return nil
 }

@@ -27,9 +27,17 @@ import (
 const (
 	trafficNamespace = "bench-traffic"
 	trafficService   = "traffic"
-	// sinkPort and echoPort are the server pod's ports; the Service
-	// maps its ports 80 and 81 to them (the DNAT rewrites the port too).
+	// sinkPort and echoPort are the server pod's ports behind the
+	// Service's 80 and 81 (the DNAT rewrites the port too). The pod IP
+	// figures go to the same servers on other ports (directSinkPort,
+	// directEchoPort): a connection to the pod IP and one through the
+	// ClusterIP that happen to get the same source port would share a
+	// conntrack tuple after the DNAT, and conntrack drops the later
+	// one's SYNs as a clash while the first is remembered (TIME_WAIT,
+	// 120 s) — on any Linux node, with any proxy. The new-connection
+	// latency run opens thousands to each, alternating.
 	sinkPort, echoPort               = 5201, 5202
+	directSinkPort, directEchoPort   = 5211, 5212
 	serviceSinkPort, serviceEchoPort = 80, 81
 	// trafficMarker names the bench's pods' processes in their
 	// environment: <marker>=<bench pid>/<pod>.
@@ -61,7 +69,7 @@ func createTrafficObjects(ctx context.Context, client kubernetes.Interface, clie
 	}
 	labels := map[string]string{"app": "traffic-server"}
 	pods := client.CoreV1().Pods(trafficNamespace)
-	if _, err := pods.Create(ctx, trafficPodObject("traffic-server", serverNode, labels, sinkPort, echoPort), metav1.CreateOptions{}); err != nil {
+	if _, err := pods.Create(ctx, trafficPodObject("traffic-server", serverNode, labels, sinkPort, echoPort, directSinkPort, directEchoPort), metav1.CreateOptions{}); err != nil {
 		return "", err
 	}
 	if _, err := pods.Create(ctx, trafficPodObject("traffic-client", clientNode, nil), metav1.CreateOptions{}); err != nil {
