@@ -87,6 +87,17 @@ func (e nsEndpoint) dial(addr string) (net.Conn, error) {
 	return c, err
 }
 
+// dialFrom connects from the local address (ip:port).
+func (e nsEndpoint) dialFrom(local *net.TCPAddr, addr string) (net.Conn, error) {
+	var c net.Conn
+	err := e.run(func() (err error) {
+		d := net.Dialer{LocalAddr: local, Timeout: 5 * time.Second}
+		c, err = d.Dial("tcp4", addr)
+		return err
+	})
+	return c, err
+}
+
 // dialTimed also returns how long the connect took (the handshake, not
 // entering the namespace).
 func (e nsEndpoint) dialTimed(addr string) (net.Conn, time.Duration, error) {

@@ -249,14 +249,29 @@ func setUpTrafficLab(ctx context.Context, cl *cluster, clientNode, serverNode st
 }
 
 // waitService waits until the client pod's node has programmed the
-// Service: a request through the ClusterIP is answered.
+// Service: a request through the ClusterIP is answered. Each attempt
+// connects from its own source port below the ephemeral range: a SYN
+// sent before the node's proxy has the Service leaves a conntrack entry
+// without DNAT for that tuple (SYN_SENT, 120 s), and a later connection
+// that the kernel gave the same ephemeral port would match it and never
+// reach the pod — as on any Linux node that sees a Service's traffic
+// before its rules.
 func (lab *trafficLab) waitService(ctx context.Context) error {
 	addr := net.JoinHostPort(lab.clusterIP, strconv.Itoa(serviceEchoPort))
 	client := nsEndpoint{lab.client.ns}
+	clientIP := net.ParseIP(lab.client.ip)
 	req, resp := make([]byte, requestSize), make([]byte, requestSize)
 	var last error
+	attempt := 0
 	err := wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, time.Minute, true, func(context.Context) (bool, error) {
-		_, last = oneRequest(client, addr, nil, req, resp)
+		attempt++
+		c, err := client.dialFrom(&net.TCPAddr{IP: clientIP, Port: probePortBase + attempt}, addr)
+		if err != nil {
+			last = err
+			return false, nil
+		}
+		defer c.Close()
+		_, last = oneRequest(client, addr, c, req, resp)
 		return last == nil, nil
 	})
 	if err != nil {
@@ -264,6 +279,11 @@ func (lab *trafficLab) waitService(ctx context.Context) error {
 	}
 	return nil
 }
+
+// probePortBase + n is waitService's n-th source port: below the
+// default ephemeral range (32768–60999), so the measurements never reuse
+// one.
+const probePortBase = 20000
 
 func (lab *trafficLab) close() {
 	for _, l := range lab.listeners {
