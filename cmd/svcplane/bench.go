@@ -11,7 +11,7 @@ import (
 
 func newBenchCommand() *cobra.Command {
 	cmd := &cobra.Command{Use: "bench", Short: "Measure svcplane on this machine and print the figures"}
-	cmd.AddCommand(newBenchServerCommand(), newBenchServicesCommand(), newBenchProxyCommand(), newBenchNodesCommand(), newBenchLabCommand(),
+	cmd.AddCommand(newBenchServerCommand(), newBenchServicesCommand(), newBenchProxyCommand(), newBenchNodesCommand(), newBenchLabCommand(), newBenchTrafficCommand(),
 		newBenchDeploymentCommand(), newBenchHACommand(), newBenchDNSCommand())
 	return cmd
 }
@@ -156,6 +156,29 @@ func newBenchLabCommand() *cobra.Command {
 	f := cmd.Flags()
 	f.IntVar(&c.Nodes, "nodes", c.Nodes, "netns nodes (one agent process).")
 	f.IntVar(&c.Pods, "pods", c.Pods, "Pods to create (spec.nodeName round-robin).")
+	f.BoolVar(&c.InNetns, "in-netns", false, "Internal: already inside the bench's namespace.")
+	_ = f.MarkHidden("in-netns")
+	return cmd
+}
+
+func newBenchTrafficCommand() *cobra.Command {
+	c := bench.TrafficConfig{Nodes: 2, ProxyMode: "nftables", Streams: 1, Rounds: 3, Duration: 3 * time.Second, Latency: 5 * time.Second}
+	cmd := &cobra.Command{
+		Use:   "traffic",
+		Short: "As root, in a fresh network namespace: netns nodes with a proxy each, a server pod behind a ClusterIP Service and a client pod on another node; print bulk TCP throughput and request/response latency through the ClusterIP next to the pod IP (and a bare veth pair)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return bench.Traffic(cmd.OutOrStdout(), cmd.ErrOrStderr(), c)
+		},
+	}
+	f := cmd.Flags()
+	f.IntVar(&c.Nodes, "nodes", c.Nodes, "netns nodes (one agent process); the client runs on the first, the server on the second.")
+	f.StringVar(&c.ProxyMode, "proxy-mode", c.ProxyMode, "Every node's service proxy: nftables, iptables, ipvs or userspace.")
+	f.IntVar(&c.Streams, "streams", c.Streams, "Concurrent bulk TCP connections per throughput figure.")
+	f.DurationVar(&c.Duration, "duration", c.Duration, "Length of each throughput figure.")
+	f.IntVar(&c.Rounds, "rounds", c.Rounds, "Throughput rounds (veth pair, pod IP, ClusterIP in turn each); the median is printed too.")
+	f.DurationVar(&c.Latency, "latency-duration", c.Latency, "Length of each request/response mode (kept-alive, new connection per request).")
+	f.BoolVar(&c.KeepLogs, "keep-logs", false, "Keep the agent's and the proxies' logs (their paths are printed).")
 	f.BoolVar(&c.InNetns, "in-netns", false, "Internal: already inside the bench's namespace.")
 	_ = f.MarkHidden("in-netns")
 	return cmd

@@ -1,9 +1,11 @@
 // Package bench holds the `svcplane bench` harnesses: Server (time to
 // /readyz, idle RSS), Services (ClusterIP Service creation rate),
 // Nodes (simulated nodes and pods to Ready), Deployment (a Deployment to
-// Available and its background delete) and Proxy (proxy backend sync
-// times and the userspace data path). cmd/svcplane only parses the flags
-// into these Configs.
+// Available and its background delete), Proxy (proxy backend sync
+// times and the userspace data path), Lab (netns nodes and pods to
+// Ready) and Traffic (pod → ClusterIP → pod across netns nodes:
+// throughput and the latency the Service adds). cmd/svcplane only parses
+// the flags into these Configs.
 //
 // Guarantees:
 //   - The figures are printed to the out writer in the same lines as
@@ -18,4 +20,9 @@
 //     `svcplane bench proxy --in-netns …` inside it (needs root). Their
 //     snapshots are synthetic.Synthetic, the same cluster the backends' Go
 //     benchmarks use.
+//   - Traffic runs a fresh server and a netns agent (a proxy per node)
+//     in its own namespace the same way; its bytes are real kernel
+//     traffic between pod namespaces, sent and received by this process
+//     through sockets opened inside the pods' namespaces (entered through
+//     their `sleep` containers' /proc/<pid>/ns/net).
 package bench

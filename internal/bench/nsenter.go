@@ -1,0 +1,113 @@
+package bench
+
+import (
+	"fmt"
+	"net"
+	"runtime"
+	"time"
+
+	"github.com/vishvananda/netns"
+)
+
+// inNetns runs fn on a locked OS thread that has entered ns and returns
+// the thread to its namespace afterwards. A socket fn opens stays in ns
+// for its life, whichever thread later uses it.
+func inNetns(ns netns.NsHandle, fn func() error) error {
+	runtime.LockOSThread()
+	orig, err := netns.Get()
+	if err != nil {
+		runtime.UnlockOSThread()
+		return err
+	}
+	defer orig.Close()
+	if err := netns.Set(ns); err != nil {
+		runtime.UnlockOSThread()
+		return fmt.Errorf("enter network namespace: %w", err)
+	}
+	ferr := fn()
+	if err := netns.Set(orig); err != nil {
+		// A thread in the wrong namespace never goes back to the
+		// scheduler: it stays locked and exits with this goroutine.
+		return fmt.Errorf("leave network namespace: %w", err)
+	}
+	runtime.UnlockOSThread()
+	return ferr
+}
+
+// newNetns makes an anonymous network namespace with loopback up and
+// returns it open; the calling thread's namespace is left as it was.
+func newNetns() (netns.NsHandle, error) {
+	runtime.LockOSThread()
+	orig, err := netns.Get()
+	if err != nil {
+		runtime.UnlockOSThread()
+		return netns.None(), err
+	}
+	defer orig.Close()
+	ns, err := netns.New()
+	if err != nil {
+		runtime.UnlockOSThread()
+		return netns.None(), fmt.Errorf("new network namespace: %w", err)
+	}
+	if err := netns.Set(orig); err != nil {
+		ns.Close()
+		return netns.None(), fmt.Errorf("back to the original network namespace: %w", err)
+	}
+	runtime.UnlockOSThread()
+	return ns, nil
+}
+
+// nsEndpoint opens sockets in one network namespace: a pod's (entered
+// through a process of it), one the bench made, or (ns netns.None(),
+// hereEndpoint) the calling thread's own.
+type nsEndpoint struct {
+	ns netns.NsHandle
+}
+
+func hereEndpoint() nsEndpoint { return nsEndpoint{ns: netns.None()} }
+
+func (e nsEndpoint) run(fn func() error) error {
+	if e.ns == netns.None() {
+		return fn()
+	}
+	return inNetns(e.ns, fn)
+}
+
+func (e nsEndpoint) listen(addr string) (net.Listener, error) {
+	var l net.Listener
+	err := e.run(func() (err error) {
+		l, err = net.Listen("tcp4", addr)
+		return err
+	})
+	return l, err
+}
+
+func (e nsEndpoint) dial(addr string) (net.Conn, error) {
+	c, _, err := e.dialTimed(addr)
+	return c, err
+}
+
+// dialFrom connects from the local address (ip:port).
+func (e nsEndpoint) dialFrom(local *net.TCPAddr, addr string) (net.Conn, error) {
+	var c net.Conn
+	err := e.run(func() (err error) {
+		d := net.Dialer{LocalAddr: local, Timeout: 5 * time.Second}
+		c, err = d.Dial("tcp4", addr)
+		return err
+	})
+	return c, err
+}
+
+// dialTimed also returns how long the connect took (the handshake, not
+// entering the namespace).
+func (e nsEndpoint) dialTimed(addr string) (net.Conn, time.Duration, error) {
+	var c net.Conn
+	var took time.Duration
+	err := e.run(func() (err error) {
+		start := time.Now()
+		c, err = net.DialTimeout("tcp4", addr, 5*time.Second)
+		took = time.Since(start)
+		return err
+	})
+	return c, took, err
+}
