@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
@@ -48,7 +49,10 @@ type service struct {
 // Index is the DNS's view of the cluster. The zero value is not usable:
 // use NewIndex. Safe for concurrent use.
 type Index struct {
-	mu         sync.RWMutex
+	mu sync.RWMutex
+	// gen changes (under mu) with every change an answer can see; the
+	// server's packed answers are valid for one generation.
+	gen        atomic.Uint64
 	services   map[key]*service
 	slices     map[key]map[string]*discoveryv1.EndpointSlice
 	namespaces map[string]int // namespace → number of Services in it
@@ -99,6 +103,7 @@ func (x *Index) SetService(svc *corev1.Service) {
 	}
 	x.services[k] = s
 	x.rebuild(k)
+	x.gen.Add(1)
 }
 
 // DeleteService forgets the Service ns/name.
@@ -114,6 +119,7 @@ func (x *Index) DeleteService(ns, name string) {
 		delete(x.namespaces, k.ns)
 	}
 	x.rebuild(k)
+	x.gen.Add(1)
 }
 
 // SetEndpointSlice adds or replaces a slice of the Service its
@@ -133,6 +139,7 @@ func (x *Index) SetEndpointSlice(es *discoveryv1.EndpointSlice) {
 	}
 	m[es.Name] = es
 	x.rebuild(k)
+	x.slicesChanged(k)
 }
 
 // DeleteEndpointSlice forgets a slice.
@@ -147,7 +154,22 @@ func (x *Index) DeleteEndpointSlice(es *discoveryv1.EndpointSlice) {
 		}
 	}
 	x.rebuild(k)
+	x.slicesChanged(k)
 }
+
+// slicesChanged moves to a new generation when k's endpoints are in its
+// answers: only a headless Service's are (a ClusterIP Service answers
+// with its cluster IPs; a Service not indexed yet, not at all), so the
+// endpoint churn of ClusterIP Services keeps the packed answers. x.mu held.
+func (x *Index) slicesChanged(k key) {
+	if s := x.services[k]; s != nil && s.headless {
+		x.gen.Add(1)
+	}
+}
+
+// Generation identifies the index's content as answers see it: equal
+// generations answer every question alike.
+func (x *Index) Generation() uint64 { return x.gen.Load() }
 
 // rebuild recomputes k's ready endpoints and reverse records. x.mu held.
 func (x *Index) rebuild(k key) {
