@@ -152,10 +152,16 @@ func DNS(out, progressOut io.Writer, cfg DNSConfig) error {
 	}
 	us := targets[0]
 	for _, t := range targets[1:] {
-		if t.best > 0 && t.queries > 0 && us.queries > 0 {
-			fmt.Fprintf(out, "  svcplane vs %-22s %.2f× the q/s, %.2f× less CPU per answer\n", t.name+":", us.best/t.best,
-				per100k(t.cpu, t.queries)/per100k(us.cpu, us.queries))
+		if t.best == 0 || t.queries == 0 || us.queries == 0 {
+			continue
 		}
+		if t.name == echoName {
+			fmt.Fprintf(out, "  the floor: svcplane dns reaches %.0f%% of the echo's q/s; the client's own cost caps every server near %.0f q/s here\n",
+				100*us.best/t.best, t.best)
+			continue
+		}
+		fmt.Fprintf(out, "  svcplane dns vs %-20s %.2f× the q/s; %s uses %.2f× svcplane's CPU per answer\n", t.name+":", us.best/t.best, t.name,
+			per100k(t.cpu, t.queries)/per100k(us.cpu, us.queries))
 	}
 	return nil
 }

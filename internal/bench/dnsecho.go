@@ -14,6 +14,8 @@ import (
 	"github.com/svcplane/svcplane/internal/dns"
 )
 
+const echoName = "UDP echo (no DNS work)"
+
 // startDNSEcho runs `svcplane bench dns --echo-serve <addr>,<ready>`: the
 // floor target of the DNS bench.
 func startDNSEcho() (*dnsTarget, error) {
@@ -26,7 +28,7 @@ func startDNSEcho() (*dnsTarget, error) {
 		return nil, err
 	}
 	cmd := exec.Command(self, "bench", "dns", "--echo-serve", addr+","+ready)
-	return startDNSProcess("UDP echo (no DNS work)", cmd, addr, ready)
+	return startDNSProcess(echoName, cmd, addr, ready)
 }
 
 // DNSEcho serves the DNS bench's floor on addr until SIGTERM: the sockets
