@@ -46,9 +46,13 @@ func newUDPReader(s *Server, pc *net.UDPConn) *udpReader {
 	return r
 }
 
-// run serves until the socket is closed (nil) or fails.
+// run serves until the socket is closed (nil) or fails: in batches where
+// the platform has them (udp_linux.go), else one datagram at a time.
 func (r *udpReader) run() error {
 	defer r.misses.Wait()
+	if b := newBatchIO(r); b != nil {
+		return b.run()
+	}
 	for {
 		oob := r.oob[:0]
 		if r.pktinfo {
@@ -76,23 +80,40 @@ func (r *udpReader) run() error {
 // control messages oob: from the cache, else in a goroutine of its own.
 func (r *udpReader) answer(pkt, oob []byte, peer netip.AddrPort) {
 	start := time.Now()
-	family := byte(1)
-	if a := peer.Addr(); !a.Is4() && !a.Is4In6() {
-		family = 2
-	}
+	family := familyOf(peer)
 	reply := r.replyOOB[:0]
 	if r.pktinfo {
 		reply = appendReplyOOB(reply, oob)
 	}
-	r.key = append(append(r.key[:0], family), pkt[2:]...)
 	gen := r.s.Resolver.Index.Generation()
-	if a := r.cache.get(r.key, gen); a != nil {
+	if a := r.cached(pkt, family, gen); a != nil {
 		r.out = append(r.out[:0], a.buf...)
 		r.out[0], r.out[1] = pkt[0], pkt[1]
 		_, _, _ = r.pc.WriteMsgUDPAddrPort(r.out, reply, peer)
 		r.s.Metrics.observeAnswer(a.series, a.responses, a.reqLen, len(a.buf), time.Since(start))
 		return
 	}
+	r.miss(pkt, reply, peer, family, gen, start)
+}
+
+// familyOf is the metrics' family of an asker: 1 (IPv4) or 2 (IPv6).
+func familyOf(peer netip.AddrPort) byte {
+	if a := peer.Addr(); !a.Is4() && !a.Is4In6() {
+		return 2
+	}
+	return 1
+}
+
+// cached returns the cache's answer to pkt from an asker of family at
+// index generation gen, or nil. It leaves the cache key in r.key.
+func (r *udpReader) cached(pkt []byte, family byte, gen uint64) *packedAnswer {
+	r.key = append(append(r.key[:0], family), pkt[2:]...)
+	return r.cache.get(r.key, gen)
+}
+
+// miss answers pkt in a goroutine of its own (after cached left its key
+// in r.key), replying with control messages reply.
+func (r *udpReader) miss(pkt, reply []byte, peer netip.AddrPort, family byte, gen uint64, start time.Time) {
 	m := &udpMiss{r: r, pkt: append([]byte(nil), pkt...), key: append([]byte(nil), r.key...),
 		peer: peer, oob: append([]byte(nil), reply...), family: int(family), gen: gen, start: start}
 	r.misses.Add(1)
