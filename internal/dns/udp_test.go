@@ -72,7 +72,10 @@ type captureWriter struct {
 	buf []byte
 }
 
-func (w *captureWriter) Write(b []byte) (int, error) { w.buf = append([]byte(nil), b...); return len(b), nil }
+func (w *captureWriter) Write(b []byte) (int, error) {
+	w.buf = append([]byte(nil), b...)
+	return len(b), nil
+}
 
 // TestCachedAnswersMatch: every question of the record tables, in the
 // case it is written and in upper case, plain and with EDNS0 (1232 and
