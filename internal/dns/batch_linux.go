@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net"
 	"net/netip"
+	"os"
 	"strconv"
 	"syscall"
 	"time"
@@ -95,7 +96,7 @@ func newBatchIO(r *udpReader) *batchIO {
 		case e == unix.EAGAIN || e == unix.EINTR:
 			return false // wait until writable
 		case e != 0:
-			b.sent = b.nOut // dropped, as a failed sendmsg drops
+			b.sent++ // the first one failed: dropped, as by a failed sendmsg
 		default:
 			b.sent += int(n)
 		}
@@ -122,11 +123,12 @@ func (b *batchIO) run() error {
 			}
 			return err
 		}
-		if b.errno != 0 {
-			if b.errno == unix.EBADF {
-				return nil
-			}
-			continue // ECONNREFUSED and the like: a past send's ICMP error
+		switch b.errno {
+		case 0:
+		case unix.ECONNREFUSED, unix.EHOSTUNREACH, unix.ENETUNREACH, unix.ENOBUFS, unix.ENOMEM:
+			continue // a past send's ICMP error, or a passing shortage
+		default:
+			return os.NewSyscallError("recvmmsg", b.errno)
 		}
 		start := time.Now()
 		gen := r.s.Resolver.Index.Generation()
