@@ -95,7 +95,7 @@ func echo(pc *net.UDPConn) error {
 				continue
 			}
 			b := m.Buffers[0]
-			b[2] |= 0x80       // QR: a response
+			b[2] |= 0x80      // QR: a response
 			b[6], b[7] = 0, 1 // ANCOUNT 1
 			out = append(out, ipv4.Message{Buffers: [][]byte{b[:m.N]}, Addr: m.Addr})
 		}
