@@ -65,7 +65,7 @@ and ClusterRoleBinding as kubeadm does, and points kube-system/kube-dns at it.`,
 	var fss cliflag.NamedFlagSets
 	fss.FlagSet("generic").StringVar(&kubeconfig, "kubeconfig", "", "Kubeconfig of the DNS's identity.")
 	c.AddFlags(fss.FlagSet("dns"))
-	fss.FlagSet("generic").StringVar(&cpuProfile, "cpuprofile", "", "Write a CPU profile to this file until the process ends (`svcplane bench dns --cpuprofile`).")
+	fss.FlagSet("generic").StringVar(&cpuProfile, "cpuprofile", "", "Write a CPU profile to this file until the process ends (for svcplane bench dns --cpuprofile).")
 	_ = fss.FlagSet("generic").MarkHidden("cpuprofile")
 	withLogging(cmd, &fss)
 	withSections(cmd, &fss)
