@@ -43,6 +43,7 @@ func newBenchDNSCommand() *cobra.Command {
 	f.StringVar(&c.CoreDNS, "coredns", c.CoreDNS, "A coredns binary to run side by side (kubernetes plugin; cache off, and cache 30).")
 	f.BoolVar(&c.Echo, "echo", c.Echo, "Also measure a UDP echo process that does no DNS work: the most this client reaches on this machine.")
 	f.StringVar(&c.CPUProfile, "cpuprofile", "", "Write a CPU profile of the svcplane dns process over the run to this file (absolute path).")
+	f.StringVar(&c.MemProfile, "memprofile", "", "Write a heap profile of the svcplane dns process, when it ends, to this file (absolute path).")
 	f.StringVar(&echoServe, "echo-serve", "", "Internal: serve as the echo floor on <dns address>,<ready address>.")
 	_ = f.MarkHidden("echo-serve")
 	return cmd

@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"os/signal"
+	"runtime"
 	"runtime/pprof"
 	"syscall"
 
@@ -17,7 +18,7 @@ import (
 
 func newDNSCommand() *cobra.Command {
 	c := dns.Defaults()
-	var kubeconfig, cpuProfile string
+	var kubeconfig, cpuProfile, memProfile string
 	cmd := &cobra.Command{
 		Use:   "dns",
 		Short: "Run the cluster DNS (Services by name, the Kubernetes DNS specification) against an API server",
@@ -59,6 +60,15 @@ and ClusterRoleBinding as kubeadm does, and points kube-system/kube-dns at it.`,
 				}
 				defer pprof.StopCPUProfile()
 			}
+			if memProfile != "" {
+				defer func() {
+					runtime.GC() // the profile shows the heap as of the last collection
+					if f, err := os.Create(memProfile); err == nil {
+						_ = pprof.WriteHeapProfile(f)
+						_ = f.Close()
+					}
+				}()
+			}
 			return dns.Run(ctx, c, client)
 		},
 	}
@@ -66,7 +76,9 @@ and ClusterRoleBinding as kubeadm does, and points kube-system/kube-dns at it.`,
 	fss.FlagSet("generic").StringVar(&kubeconfig, "kubeconfig", "", "Kubeconfig of the DNS's identity.")
 	c.AddFlags(fss.FlagSet("dns"))
 	fss.FlagSet("generic").StringVar(&cpuProfile, "cpuprofile", "", "Write a CPU profile to this file until the process ends (for svcplane bench dns --cpuprofile).")
+	fss.FlagSet("generic").StringVar(&memProfile, "memprofile", "", "Write a heap profile to this file when the process ends (for svcplane bench dns --memprofile).")
 	_ = fss.FlagSet("generic").MarkHidden("cpuprofile")
+	_ = fss.FlagSet("generic").MarkHidden("memprofile")
 	withLogging(cmd, &fss)
 	withSections(cmd, &fss)
 	return cmd

@@ -42,6 +42,9 @@ type DNSConfig struct {
 	// CPUProfile, when set, is where `svcplane dns` writes a CPU profile
 	// of the whole run (absolute path).
 	CPUProfile string
+	// MemProfile, when set, is where `svcplane dns` writes a heap profile
+	// as it ends (absolute path).
+	MemProfile string
 }
 
 // dnsTarget is one DNS server process under test.
@@ -89,7 +92,7 @@ func DNS(out, progressOut io.Writer, cfg DNSConfig) error {
 	kubeconfig := filepath.Join(b.dir, "kubeconfig")
 	fmt.Fprintf(out, "%d Services × %d endpoints; A questions for random Services over UDP on loopback, %s per step; the servers run side by side and each step visits them in turn with the same client\n",
 		cfg.Services, cfg.Endpoints, cfg.Duration)
-	starts := []func() (*dnsTarget, error){func() (*dnsTarget, error) { return startSvcplaneDNS(kubeconfig, cfg.CPUProfile) }}
+	starts := []func() (*dnsTarget, error){func() (*dnsTarget, error) { return startSvcplaneDNS(kubeconfig, cfg.CPUProfile, cfg.MemProfile) }}
 	if cfg.CoreDNS != "" {
 		for _, cache := range []bool{false, true} {
 			starts = append(starts, func() (*dnsTarget, error) { return startCoreDNS(cfg.CoreDNS, kubeconfig, cache) })
@@ -289,7 +292,7 @@ func freeAddrPair() (dns, ready string, err error) {
 	return dns, ready, err
 }
 
-func startSvcplaneDNS(kubeconfig, cpuProfile string) (*dnsTarget, error) {
+func startSvcplaneDNS(kubeconfig, cpuProfile, memProfile string) (*dnsTarget, error) {
 	self, err := os.Executable()
 	if err != nil {
 		return nil, err
@@ -302,6 +305,9 @@ func startSvcplaneDNS(kubeconfig, cpuProfile string) (*dnsTarget, error) {
 		"--dns-health-address", "", "--dns-metrics-address", "", "--dns-ready-address", ready)
 	if cpuProfile != "" {
 		cmd.Args = append(cmd.Args, "--cpuprofile", cpuProfile)
+	}
+	if memProfile != "" {
+		cmd.Args = append(cmd.Args, "--memprofile", memProfile)
 	}
 	return startDNSProcess("svcplane dns", cmd, addr, ready)
 }
