@@ -170,16 +170,16 @@ func (b *batchIO) run() error {
 		if b.nOut == 0 {
 			continue
 		}
+		d := time.Since(start) // counted before the answers leave, as serve does
+		for _, a := range b.answered[:b.nOut] {
+			r.s.Metrics.observeAnswer(a.series, a.responses, a.reqLen, len(a.buf), d)
+		}
 		b.sent = 0
 		if err := b.rc.Write(b.send); err != nil {
 			if errors.Is(err, net.ErrClosed) {
 				return nil
 			}
 			return err
-		}
-		d := time.Since(start)
-		for _, a := range b.answered[:b.nOut] {
-			r.s.Metrics.observeAnswer(a.series, a.responses, a.reqLen, len(a.buf), d)
 		}
 	}
 }

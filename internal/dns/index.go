@@ -54,7 +54,7 @@ type Index struct {
 	// server's packed answers are valid for one generation.
 	gen        atomic.Uint64
 	services   map[key]*service
-	slices     map[key]map[string]*discoveryv1.EndpointSlice
+	slices     map[key]map[string]*slice
 	namespaces map[string]int // namespace → number of Services in it
 	ptr        map[netip.Addr][]string
 	ptrOwned   map[key][]netip.Addr
@@ -64,7 +64,7 @@ type Index struct {
 func NewIndex() *Index {
 	return &Index{
 		services:   map[key]*service{},
-		slices:     map[key]map[string]*discoveryv1.EndpointSlice{},
+		slices:     map[key]map[string]*slice{},
 		namespaces: map[string]int{},
 		ptr:        map[netip.Addr][]string{},
 		ptrOwned:   map[key][]netip.Addr{},
@@ -124,17 +124,23 @@ func (x *Index) DeleteService(ns, name string) {
 
 // SetEndpointSlice adds or replaces a slice of the Service its
 // kubernetes.io/service-name label names (a slice without it is ignored).
-func (x *Index) SetEndpointSlice(es *discoveryv1.EndpointSlice) {
-	svc := es.Labels[discoveryv1.LabelServiceName]
-	if svc == "" {
+func (x *Index) SetEndpointSlice(es *discoveryv1.EndpointSlice) { x.setSlice(compactSlice(es)) }
+
+// DeleteEndpointSlice forgets a slice.
+func (x *Index) DeleteEndpointSlice(es *discoveryv1.EndpointSlice) {
+	x.deleteSlice(&slice{ObjectMeta: es.ObjectMeta, service: es.Labels[discoveryv1.LabelServiceName]})
+}
+
+func (x *Index) setSlice(es *slice) {
+	if es.service == "" {
 		return
 	}
-	k := keyOf(es.Namespace, svc)
+	k := keyOf(es.Namespace, es.service)
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	m := x.slices[k]
 	if m == nil {
-		m = map[string]*discoveryv1.EndpointSlice{}
+		m = map[string]*slice{}
 		x.slices[k] = m
 	}
 	m[es.Name] = es
@@ -142,9 +148,8 @@ func (x *Index) SetEndpointSlice(es *discoveryv1.EndpointSlice) {
 	x.slicesChanged(k)
 }
 
-// DeleteEndpointSlice forgets a slice.
-func (x *Index) DeleteEndpointSlice(es *discoveryv1.EndpointSlice) {
-	k := keyOf(es.Namespace, es.Labels[discoveryv1.LabelServiceName])
+func (x *Index) deleteSlice(es *slice) {
+	k := keyOf(es.Namespace, es.service)
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	if m := x.slices[k]; m != nil {
@@ -220,35 +225,25 @@ func removeString(names []string, k key) []string {
 
 // readyEndpoints merges the slices' ready endpoints (every one with
 // publishNotReady), one entry per hostname with its distinct addresses.
-func readyEndpoints(slices map[string]*discoveryv1.EndpointSlice, publishNotReady bool) []endpoint {
+func readyEndpoints(slices map[string]*slice, publishNotReady bool) []endpoint {
 	byHost := map[string]*endpoint{}
 	seen := map[netip.Addr]bool{}
 	for _, es := range slices {
-		if es.AddressType != discoveryv1.AddressTypeIPv4 && es.AddressType != discoveryv1.AddressTypeIPv6 {
-			continue
-		}
-		for _, ep := range es.Endpoints {
-			if !publishNotReady && ep.Conditions.Ready != nil && !*ep.Conditions.Ready {
+		for _, r := range es.rows {
+			if (!publishNotReady && !r.ready) || seen[r.addr] {
 				continue
 			}
-			for _, s := range ep.Addresses {
-				a, err := netip.ParseAddr(s)
-				if err != nil || seen[a.Unmap()] {
-					continue
-				}
-				a = a.Unmap()
-				seen[a] = true
-				host := dashed(a)
-				if ep.Hostname != nil && *ep.Hostname != "" {
-					host = strings.ToLower(*ep.Hostname)
-				}
-				e := byHost[host]
-				if e == nil {
-					e = &endpoint{hostname: host}
-					byHost[host] = e
-				}
-				e.addrs = append(e.addrs, a)
+			seen[r.addr] = true
+			host := r.hostname
+			if host == "" {
+				host = dashed(r.addr)
 			}
+			e := byHost[host]
+			if e == nil {
+				e = &endpoint{hostname: host}
+				byHost[host] = e
+			}
+			e.addrs = append(e.addrs, r.addr)
 		}
 	}
 	out := make([]endpoint, 0, len(byHost))

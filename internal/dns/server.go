@@ -153,20 +153,27 @@ type served struct {
 // serve answers req (received over proto from an address of family 1 or
 // 2 at start) through w: Handle, fit the answer to the client's buffer
 // (UDP: 512 bytes or its EDNS0 size, the rest truncated with TC set),
-// metrics, and a recovered panic as SERVFAIL.
+// metrics (recorded before the answer leaves, so whoever got it sees it
+// counted), and a recovered panic as SERVFAIL.
 func (s *Server) serve(w mdns.ResponseWriter, req *mdns.Msg, proto string, family int, start time.Time) (out served) {
-	var resp *mdns.Msg
+	resp := s.answer(req, proto, &out)
+	out.reqLen = req.Len()
+	if len(req.Question) > 0 {
+		s.Metrics.observe(s.Name, proto, family, req, resp, out.reqLen, len(out.buf), out.plugin, time.Since(start))
+	}
+	_, _ = w.Write(out.buf)
+	return out
+}
+
+// answer is serve's answer to req, packed into out.buf.
+func (s *Server) answer(req *mdns.Msg, proto string, out *served) (resp *mdns.Msg) {
 	defer func() {
 		if r := recover(); r != nil {
 			s.Metrics.panics.Inc()
 			klog.ErrorS(fmt.Errorf("%v", r), "DNS handler panicked", "question", req.Question)
 			resp = s.fail(req, mdns.RcodeServerFailure)
-			_ = w.WriteMsg(resp)
-			out = served{}
-		}
-		out.reqLen = req.Len()
-		if len(req.Question) > 0 {
-			s.Metrics.observe(s.Name, proto, family, req, resp, out.reqLen, len(out.buf), out.plugin, time.Since(start))
+			out.buf, _ = resp.Pack()
+			out.rcode, out.local = resp.Rcode, false
 		}
 	}()
 	resp, out.plugin, out.local = s.handle(context.Background(), req)
@@ -189,8 +196,7 @@ func (s *Server) serve(w mdns.ResponseWriter, req *mdns.Msg, proto string, famil
 		out.local = false
 	}
 	out.buf, out.rcode = buf, resp.Rcode
-	_, _ = w.Write(buf)
-	return out
+	return resp
 }
 
 // Listen binds addr: n UDP sockets sharing the port (SO_REUSEPORT: the

@@ -89,8 +89,8 @@ func (r *udpReader) answer(pkt, oob []byte, peer netip.AddrPort) {
 	if a := r.cached(pkt, family, gen); a != nil {
 		r.out = append(r.out[:0], a.buf...)
 		r.out[0], r.out[1] = pkt[0], pkt[1]
-		_, _, _ = r.pc.WriteMsgUDPAddrPort(r.out, reply, peer)
 		r.s.Metrics.observeAnswer(a.series, a.responses, a.reqLen, len(a.buf), time.Since(start))
+		_, _, _ = r.pc.WriteMsgUDPAddrPort(r.out, reply, peer)
 		return
 	}
 	r.miss(pkt, reply, peer, family, gen, start)

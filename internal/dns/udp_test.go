@@ -399,9 +399,10 @@ func TestServeShutdown(t *testing.T) {
 }
 
 // TestServedCachedAllocs: the socket's read loop (batched on Linux)
-// answers repeated questions with next to no allocation: 2,000 cached
-// answers, the client reusing its buffers, cost under 100 allocations in
-// the whole process (computing one answer costs dozens).
+// answers repeated questions with next to no allocation: 4,000 cached
+// answers, the client reusing its buffers, cost under 400 allocations in
+// the whole process, where the tests before may still be winding down
+// (computing one answer costs 15).
 func TestServedCachedAllocs(t *testing.T) {
 	if raceEnabled {
 		t.Skip("the race detector allocates")
@@ -422,7 +423,7 @@ func TestServedCachedAllocs(t *testing.T) {
 	_ = conn.SetDeadline(time.Now().Add(10 * time.Second))
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
-	for i := range 2000 {
+	for i := range 4000 {
 		pkt[0], pkt[1] = byte(i>>8), byte(i)
 		if _, err := conn.Write(pkt); err != nil {
 			t.Fatal(err)
@@ -432,7 +433,7 @@ func TestServedCachedAllocs(t *testing.T) {
 		}
 	}
 	runtime.ReadMemStats(&after)
-	if n := after.Mallocs - before.Mallocs; n >= 100 {
-		t.Errorf("2,000 cached answers: %d allocations", n)
+	if n := after.Mallocs - before.Mallocs; n >= 400 {
+		t.Errorf("4,000 cached answers: %d allocations", n)
 	}
 }
