@@ -7,7 +7,8 @@
 //   - Index (index.go) holds, per Service, what its records need: cluster
 //     IPs, ports, ExternalName and (headless) the ready endpoints with
 //     their hostnames; and the reverse (PTR) map. Informers feed it
-//     (informers.go); queries read it under a read lock.
+//     (informers.go; EndpointSlices stored as compact rows, slice.go);
+//     queries read it under a read lock.
 //   - Resolver (resolve.go) answers a question inside the cluster zone
 //     from the Index: A/AAAA, SRV, PTR, CNAME, the dns-version TXT, SOA
 //     and NS at the apex, the deprecated pod records, NXDOMAIN vs NODATA

@@ -34,7 +34,7 @@ const udpBufSize = 65535
 
 func newUDPReader(s *Server, pc *net.UDPConn) *udpReader {
 	r := &udpReader{s: s, pc: pc, cache: newAnswerCache(),
-		buf: make([]byte, udpBufSize), key: make([]byte, 0, 512), out: make([]byte, 0, 512),
+		key: make([]byte, 0, 512), out: make([]byte, 0, 512),
 		oob: make([]byte, oobSize), replyOOB: make([]byte, 0, oobSize)}
 	if a, ok := pc.LocalAddr().(*net.UDPAddr); ok && a.IP.IsUnspecified() {
 		if err := enablePktinfo(pc); err != nil {
@@ -53,6 +53,7 @@ func (r *udpReader) run() error {
 	if b := newBatchIO(r); b != nil {
 		return b.run()
 	}
+	r.buf = make([]byte, udpBufSize)
 	for {
 		oob := r.oob[:0]
 		if r.pktinfo {
