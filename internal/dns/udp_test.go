@@ -262,7 +262,11 @@ func TestWildcardReplySource(t *testing.T) {
 			t.Errorf("%s: no packet info", bind)
 		}
 		port := netip.MustParseAddrPort(addr).Port()
-		for _, to := range []string{"127.0.0.1", "127.0.0.2", "127.0.0.3"} {
+		targets := []string{"127.0.0.1", "127.0.0.2", "127.0.0.3"}
+		if bind == "[::]:0" {
+			targets = append(targets, "::1")
+		}
+		for _, to := range targets {
 			conn, err := net.Dial("udp", netip.AddrPortFrom(netip.MustParseAddr(to), port).String())
 			if err != nil {
 				t.Fatal(err)
