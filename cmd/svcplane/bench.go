@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -17,12 +18,20 @@ func newBenchCommand() *cobra.Command {
 }
 
 func newBenchDNSCommand() *cobra.Command {
-	c := bench.DNSConfig{Services: 5000, Endpoints: 10, Duration: 5 * time.Second, Concurrency: []int{1, 2, 4, 8, 16, 32}}
+	c := bench.DNSConfig{Services: 5000, Endpoints: 10, Duration: 5 * time.Second, Concurrency: []int{1, 2, 4, 8, 16, 32}, Echo: true}
+	var echoServe string
 	cmd := &cobra.Command{
 		Use:   "dns",
 		Short: "Cluster DNS on a fresh server with N Services × M endpoints: print queries/s and latency per concurrency, the best q/s at p99 ≤ 1 ms, and RSS (side by side with CoreDNS given --coredns)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if echoServe != "" {
+				addr, ready, ok := strings.Cut(echoServe, ",")
+				if !ok {
+					return fmt.Errorf("--echo-serve %q: want <dns address>,<ready address>", echoServe)
+				}
+				return bench.DNSEcho(addr, ready)
+			}
 			return bench.DNS(cmd.OutOrStdout(), cmd.ErrOrStderr(), c)
 		},
 	}
@@ -31,7 +40,12 @@ func newBenchDNSCommand() *cobra.Command {
 	f.IntVar(&c.Endpoints, "endpoints", c.Endpoints, "Ready endpoints per Service (one EndpointSlice each).")
 	f.DurationVar(&c.Duration, "duration", c.Duration, "Length of each concurrency step.")
 	f.IntSliceVar(&c.Concurrency, "concurrency", c.Concurrency, "Closed-loop UDP clients per step.")
-	f.StringVar(&c.CoreDNS, "coredns", c.CoreDNS, "A coredns binary to run side by side (kubernetes plugin; cache off, then cache 30).")
+	f.StringVar(&c.CoreDNS, "coredns", c.CoreDNS, "A coredns binary to run side by side (kubernetes plugin; cache off, and cache 30).")
+	f.BoolVar(&c.Echo, "echo", c.Echo, "Also measure a UDP echo process that does no DNS work: the most this client reaches on this machine.")
+	f.StringVar(&c.CPUProfile, "cpuprofile", "", "Write a CPU profile of the svcplane dns process over the run to this file (absolute path).")
+	f.StringVar(&c.MemProfile, "memprofile", "", "Write a heap profile of the svcplane dns process, when it ends, to this file (absolute path).")
+	f.StringVar(&echoServe, "echo-serve", "", "Internal: serve as the echo floor on <dns address>,<ready address>.")
+	_ = f.MarkHidden("echo-serve")
 	return cmd
 }
 

@@ -3,6 +3,8 @@ package main
 import (
 	"os"
 	"os/signal"
+	"runtime"
+	"runtime/pprof"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -16,7 +18,7 @@ import (
 
 func newDNSCommand() *cobra.Command {
 	c := dns.Defaults()
-	var kubeconfig string
+	var kubeconfig, cpuProfile, memProfile string
 	cmd := &cobra.Command{
 		Use:   "dns",
 		Short: "Run the cluster DNS (Services by name, the Kubernetes DNS specification) against an API server",
@@ -47,12 +49,36 @@ and ClusterRoleBinding as kubeadm does, and points kube-system/kube-dns at it.`,
 			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
+			if cpuProfile != "" {
+				f, err := os.Create(cpuProfile)
+				if err != nil {
+					return err
+				}
+				defer f.Close()
+				if err := pprof.StartCPUProfile(f); err != nil {
+					return err
+				}
+				defer pprof.StopCPUProfile()
+			}
+			if memProfile != "" {
+				defer func() {
+					runtime.GC() // the profile shows the heap as of the last collection
+					if f, err := os.Create(memProfile); err == nil {
+						_ = pprof.WriteHeapProfile(f)
+						_ = f.Close()
+					}
+				}()
+			}
 			return dns.Run(ctx, c, client)
 		},
 	}
 	var fss cliflag.NamedFlagSets
 	fss.FlagSet("generic").StringVar(&kubeconfig, "kubeconfig", "", "Kubeconfig of the DNS's identity.")
 	c.AddFlags(fss.FlagSet("dns"))
+	fss.FlagSet("generic").StringVar(&cpuProfile, "cpuprofile", "", "Write a CPU profile to this file until the process ends (for svcplane bench dns --cpuprofile).")
+	fss.FlagSet("generic").StringVar(&memProfile, "memprofile", "", "Write a heap profile to this file when the process ends (for svcplane bench dns --memprofile).")
+	_ = fss.FlagSet("generic").MarkHidden("cpuprofile")
+	_ = fss.FlagSet("generic").MarkHidden("memprofile")
 	withLogging(cmd, &fss)
 	withSections(cmd, &fss)
 	return cmd

@@ -1,7 +1,9 @@
 package bench
 
 import (
+	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -10,6 +12,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -29,9 +33,18 @@ type DNSConfig struct {
 	Duration time.Duration
 	// Concurrency steps: closed-loop clients per step.
 	Concurrency []int
-	// CoreDNS, when set, is a coredns binary run side by side (cache off,
-	// then on).
+	// CoreDNS, when set, is a coredns binary run side by side (cache off
+	// and cache 30).
 	CoreDNS string
+	// Echo adds a UDP echo process that does no DNS work: the most the
+	// client can drive on this machine, the floor under every server.
+	Echo bool
+	// CPUProfile, when set, is where `svcplane dns` writes a CPU profile
+	// of the whole run (absolute path).
+	CPUProfile string
+	// MemProfile, when set, is where `svcplane dns` writes a heap profile
+	// as it ends (absolute path).
+	MemProfile string
 }
 
 // dnsTarget is one DNS server process under test.
@@ -43,14 +56,23 @@ type dnsTarget struct {
 	// idleAnon is the anonymous part of idleRSS (the rest are the
 	// binary's file pages, shared and reclaimable).
 	idleAnon int64
+	// best is the highest q/s with p99 ≤ 1 ms and nothing lost.
+	best float64
+	// queries answered and CPU seconds the process used over all steps.
+	queries int
+	cpu     float64
 }
 
 // DNS fills a fresh `svcplane server` with cfg.Services ClusterIP Services
 // of cfg.Endpoints endpoints each, starts `svcplane dns` (and CoreDNS with
-// its kubernetes plugin, cache off and on, when cfg.CoreDNS is set) on
-// loopback, and for each prints, per closed-loop concurrency step, the
-// queries/s and latency percentiles of A questions for random Services,
-// the best queries/s with p99 ≤ 1 ms, and the process's RSS.
+// its kubernetes plugin, cache off and on, when cfg.CoreDNS is set; and
+// the echo floor with cfg.Echo) on loopback, all at once, and runs each
+// closed-loop concurrency step against each in turn (interleaved, so a
+// noisy neighbour hits all alike) with the same client. It prints per step
+// and target the queries/s, latency percentiles and the CPU seconds the
+// server process used per 100,000 answers (from /proc/<pid>/stat: the
+// server's own cost, whatever share of the cores the client takes), then
+// per target the best queries/s with p99 ≤ 1 ms and the process's RSS.
 func DNS(out, progressOut io.Writer, cfg DNSConfig) error {
 	p := startProgress(progressOut)
 	defer p.stop()
@@ -68,27 +90,117 @@ func DNS(out, progressOut io.Writer, cfg DNSConfig) error {
 		return err
 	}
 	kubeconfig := filepath.Join(b.dir, "kubeconfig")
-	fmt.Fprintf(out, "%d Services × %d endpoints; A questions for random Services over UDP on loopback, %s per step\n",
+	fmt.Fprintf(out, "%d Services × %d endpoints; A questions for random Services over UDP on loopback, %s per step; the servers run side by side and each step visits them in turn with the same client\n",
 		cfg.Services, cfg.Endpoints, cfg.Duration)
-	targets := []func() (*dnsTarget, error){func() (*dnsTarget, error) { return startSvcplaneDNS(kubeconfig) }}
+	starts := []func() (*dnsTarget, error){func() (*dnsTarget, error) { return startSvcplaneDNS(kubeconfig, cfg.CPUProfile, cfg.MemProfile) }}
 	if cfg.CoreDNS != "" {
 		for _, cache := range []bool{false, true} {
-			targets = append(targets, func() (*dnsTarget, error) { return startCoreDNS(cfg.CoreDNS, kubeconfig, cache) })
+			starts = append(starts, func() (*dnsTarget, error) { return startCoreDNS(cfg.CoreDNS, kubeconfig, cache) })
 		}
 	}
-	for _, start := range targets {
+	if cfg.Echo {
+		starts = append(starts, startDNSEcho)
+	}
+	var targets []*dnsTarget
+	defer func() {
+		for _, t := range targets {
+			_ = t.proc.Process.Signal(syscall.SIGTERM)
+			_ = t.proc.Wait()
+		}
+	}()
+	for _, start := range starts {
+		p.phase(fmt.Sprintf("starting DNS server %d of %d", len(targets)+1, len(starts)), nil)
 		t, err := start()
 		if err != nil {
 			return err
 		}
-		err = loadDNS(out, p, t, cfg)
-		_ = t.proc.Process.Signal(syscall.SIGTERM)
-		_ = t.proc.Wait()
-		if err != nil {
-			return err
+		targets = append(targets, t)
+	}
+	time.Sleep(2 * time.Second) // settle after the initial lists
+	for _, t := range targets {
+		t.idleRSS, _ = rssBytes(t.proc.Process.Pid)
+		t.idleAnon, _ = statusBytes(t.proc.Process.Pid, "RssAnon")
+	}
+	fmt.Fprintf(out, "%7s  %-22s %9s %8s %8s %5s %14s\n", "clients", "server", "q/s", "p50 ms", "p99 ms", "lost", "CPU s/100k q")
+	for _, c := range cfg.Concurrency {
+		for _, t := range targets {
+			p.phase(fmt.Sprintf("%s, %d clients", t.name, c), nil)
+			cpu0, err := cpuSeconds(t.proc.Process.Pid)
+			if err != nil {
+				return err
+			}
+			st, err := dnsStep(t.addr, c, cfg.Services, cfg.Duration)
+			if err != nil {
+				return fmt.Errorf("%s: %w", t.name, err)
+			}
+			cpu1, err := cpuSeconds(t.proc.Process.Pid)
+			if err != nil {
+				return err
+			}
+			t.queries += st.answered
+			t.cpu += cpu1 - cpu0
+			fmt.Fprintf(out, "%7d  %-22s %9.0f %8.3f %8.3f %5d %14.2f\n", c, t.name, st.qps, st.p50, st.p99, st.lost, per100k(cpu1-cpu0, st.answered))
+			if st.p99 <= 1 && st.lost == 0 {
+				t.best = max(t.best, st.qps)
+			}
 		}
 	}
+	mb := func(b int64) float64 { return float64(b) / (1 << 20) }
+	fmt.Fprintf(out, "summary (RSS: anonymous memory, idle before the load / after it; the rest are the binary's file pages):\n")
+	for _, t := range targets {
+		anon, _ := statusBytes(t.proc.Process.Pid, "RssAnon")
+		rss, _ := rssBytes(t.proc.Process.Pid)
+		fmt.Fprintf(out, "  %-22s best with p99 ≤ 1 ms %7.0f q/s; CPU %.2f s per 100k answers; RSS anonymous %.1f / %.1f MB (total %.1f / %.1f MB)\n",
+			t.name, t.best, per100k(t.cpu, t.queries), mb(t.idleAnon), mb(anon), mb(t.idleRSS), mb(rss))
+	}
+	us := targets[0]
+	for _, t := range targets[1:] {
+		if t.best == 0 || t.queries == 0 || us.queries == 0 {
+			continue
+		}
+		if t.name == echoName {
+			fmt.Fprintf(out, "  the floor: svcplane dns reaches %.0f%% of the echo's q/s; the client's own cost caps every server near %.0f q/s here\n",
+				100*us.best/t.best, t.best)
+			continue
+		}
+		fmt.Fprintf(out, "  svcplane dns vs %-20s %.2f× the q/s; %s uses %.2f× svcplane's CPU per answer\n", t.name+":", us.best/t.best, t.name,
+			per100k(t.cpu, t.queries)/per100k(us.cpu, us.queries))
+	}
 	return nil
+}
+
+// per100k is cpu seconds per 100,000 of n answers.
+func per100k(cpu float64, n int) float64 {
+	if n == 0 {
+		return 0
+	}
+	return cpu / float64(n) * 1e5
+}
+
+// clockTicks is USER_HZ, the unit of /proc/<pid>/stat's times (100 on
+// every Linux architecture Go supports).
+const clockTicks = 100
+
+// cpuSeconds is the user + system CPU time a process has used so far
+// (its threads included), from /proc/<pid>/stat.
+func cpuSeconds(pid int) (float64, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, err
+	}
+	// The command name (field 2) is in parentheses and may hold spaces;
+	// utime and stime are fields 14 and 15, the 12th and 13th after it.
+	i := bytes.LastIndexByte(b, ')')
+	f := strings.Fields(string(b[i+1:]))
+	if i < 0 || len(f) < 13 {
+		return 0, fmt.Errorf("/proc/%d/stat: unexpected format", pid)
+	}
+	utime, err1 := strconv.ParseUint(f[11], 10, 64)
+	stime, err2 := strconv.ParseUint(f[12], 10, 64)
+	if err := errors.Join(err1, err2); err != nil {
+		return 0, fmt.Errorf("/proc/%d/stat: %w", pid, err)
+	}
+	return float64(utime+stime) / clockTicks, nil
 }
 
 // fillDNSServices creates n selectorless Services in namespace bench, each
@@ -180,7 +292,7 @@ func freeAddrPair() (dns, ready string, err error) {
 	return dns, ready, err
 }
 
-func startSvcplaneDNS(kubeconfig string) (*dnsTarget, error) {
+func startSvcplaneDNS(kubeconfig, cpuProfile, memProfile string) (*dnsTarget, error) {
 	self, err := os.Executable()
 	if err != nil {
 		return nil, err
@@ -191,6 +303,12 @@ func startSvcplaneDNS(kubeconfig string) (*dnsTarget, error) {
 	}
 	cmd := exec.Command(self, "dns", "--kubeconfig", kubeconfig, "--dns-bind-address", addr, "--dns-forward", "none",
 		"--dns-health-address", "", "--dns-metrics-address", "", "--dns-ready-address", ready)
+	if cpuProfile != "" {
+		cmd.Args = append(cmd.Args, "--cpuprofile", cpuProfile)
+	}
+	if memProfile != "" {
+		cmd.Args = append(cmd.Args, "--memprofile", memProfile)
+	}
 	return startDNSProcess("svcplane dns", cmd, addr, ready)
 }
 
@@ -259,35 +377,9 @@ func startDNSProcess(name string, cmd *exec.Cmd, addr, ready string) (*dnsTarget
 	return nil, fmt.Errorf("%s not ready within 60 s (log: %s)", name, logf.Name())
 }
 
-// loadDNS runs the concurrency steps against t and prints each.
-func loadDNS(out io.Writer, p *progress, t *dnsTarget, cfg DNSConfig) error {
-	fmt.Fprintf(out, "%s:\n", t.name)
-	time.Sleep(2 * time.Second) // settle after the initial list
-	t.idleRSS, _ = rssBytes(t.proc.Process.Pid)
-	t.idleAnon, _ = statusBytes(t.proc.Process.Pid, "RssAnon")
-	best := 0.0
-	for _, c := range cfg.Concurrency {
-		p.phase(fmt.Sprintf("%s, %d clients", t.name, c), nil)
-		st, err := dnsStep(t.addr, c, cfg.Services, cfg.Duration)
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(out, "  %3d clients: %8.0f q/s  p50 %.3f ms  p99 %.3f ms  lost %d\n", c, st.qps, st.p50, st.p99, st.lost)
-		if st.p99 <= 1 && st.lost == 0 {
-			best = max(best, st.qps)
-		}
-	}
-	rss, _ := rssBytes(t.proc.Process.Pid)
-	anon, _ := statusBytes(t.proc.Process.Pid, "RssAnon")
-	mb := func(b int64) float64 { return float64(b) / (1 << 20) }
-	fmt.Fprintf(out, "  best with p99 ≤ 1 ms: %.0f q/s; RSS idle before the load %.1f MB (anonymous %.1f MB), after it %.1f MB (anonymous %.1f MB); the rest are the binary's file pages\n",
-		best, mb(t.idleRSS), mb(t.idleAnon), mb(rss), mb(anon))
-	return nil
-}
-
 type dnsStats struct {
-	qps, p50, p99 float64
-	lost          int
+	qps, p50, p99  float64
+	answered, lost int
 }
 
 // dnsStep runs c closed-loop UDP clients asking random Services' A
@@ -370,5 +462,5 @@ func dnsStep(addr string, c, services int, d time.Duration) (dnsStats, error) {
 		return dnsStats{}, firstErr
 	}
 	slices.Sort(lat)
-	return dnsStats{qps: float64(len(lat)) / d.Seconds(), p50: pct(lat, 50) * 1000, p99: pct(lat, 99) * 1000, lost: lost}, nil
+	return dnsStats{qps: float64(len(lat)) / d.Seconds(), p50: pct(lat, 50) * 1000, p99: pct(lat, 99) * 1000, answered: len(lat), lost: lost}, nil
 }

@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
@@ -48,9 +49,12 @@ type service struct {
 // Index is the DNS's view of the cluster. The zero value is not usable:
 // use NewIndex. Safe for concurrent use.
 type Index struct {
-	mu         sync.RWMutex
+	mu sync.RWMutex
+	// gen changes (under mu) with every change an answer can see; the
+	// server's packed answers are valid for one generation.
+	gen        atomic.Uint64
 	services   map[key]*service
-	slices     map[key]map[string]*discoveryv1.EndpointSlice
+	slices     map[key]map[string]*slice
 	namespaces map[string]int // namespace → number of Services in it
 	ptr        map[netip.Addr][]string
 	ptrOwned   map[key][]netip.Addr
@@ -60,7 +64,7 @@ type Index struct {
 func NewIndex() *Index {
 	return &Index{
 		services:   map[key]*service{},
-		slices:     map[key]map[string]*discoveryv1.EndpointSlice{},
+		slices:     map[key]map[string]*slice{},
 		namespaces: map[string]int{},
 		ptr:        map[netip.Addr][]string{},
 		ptrOwned:   map[key][]netip.Addr{},
@@ -99,6 +103,7 @@ func (x *Index) SetService(svc *corev1.Service) {
 	}
 	x.services[k] = s
 	x.rebuild(k)
+	x.gen.Add(1)
 }
 
 // DeleteService forgets the Service ns/name.
@@ -114,30 +119,37 @@ func (x *Index) DeleteService(ns, name string) {
 		delete(x.namespaces, k.ns)
 	}
 	x.rebuild(k)
+	x.gen.Add(1)
 }
 
 // SetEndpointSlice adds or replaces a slice of the Service its
 // kubernetes.io/service-name label names (a slice without it is ignored).
-func (x *Index) SetEndpointSlice(es *discoveryv1.EndpointSlice) {
-	svc := es.Labels[discoveryv1.LabelServiceName]
-	if svc == "" {
+func (x *Index) SetEndpointSlice(es *discoveryv1.EndpointSlice) { x.setSlice(compactSlice(es)) }
+
+// DeleteEndpointSlice forgets a slice.
+func (x *Index) DeleteEndpointSlice(es *discoveryv1.EndpointSlice) {
+	x.deleteSlice(&slice{ObjectMeta: es.ObjectMeta, service: es.Labels[discoveryv1.LabelServiceName]})
+}
+
+func (x *Index) setSlice(es *slice) {
+	if es.service == "" {
 		return
 	}
-	k := keyOf(es.Namespace, svc)
+	k := keyOf(es.Namespace, es.service)
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	m := x.slices[k]
 	if m == nil {
-		m = map[string]*discoveryv1.EndpointSlice{}
+		m = map[string]*slice{}
 		x.slices[k] = m
 	}
 	m[es.Name] = es
 	x.rebuild(k)
+	x.slicesChanged(k)
 }
 
-// DeleteEndpointSlice forgets a slice.
-func (x *Index) DeleteEndpointSlice(es *discoveryv1.EndpointSlice) {
-	k := keyOf(es.Namespace, es.Labels[discoveryv1.LabelServiceName])
+func (x *Index) deleteSlice(es *slice) {
+	k := keyOf(es.Namespace, es.service)
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	if m := x.slices[k]; m != nil {
@@ -147,7 +159,22 @@ func (x *Index) DeleteEndpointSlice(es *discoveryv1.EndpointSlice) {
 		}
 	}
 	x.rebuild(k)
+	x.slicesChanged(k)
 }
+
+// slicesChanged moves to a new generation when k's endpoints are in its
+// answers: only a headless Service's are (a ClusterIP Service answers
+// with its cluster IPs; a Service not indexed yet, not at all), so the
+// endpoint churn of ClusterIP Services keeps the packed answers. x.mu held.
+func (x *Index) slicesChanged(k key) {
+	if s := x.services[k]; s != nil && s.headless {
+		x.gen.Add(1)
+	}
+}
+
+// Generation identifies the index's content as answers see it: equal
+// generations answer every question alike.
+func (x *Index) Generation() uint64 { return x.gen.Load() }
 
 // rebuild recomputes k's ready endpoints and reverse records. x.mu held.
 func (x *Index) rebuild(k key) {
@@ -198,35 +225,25 @@ func removeString(names []string, k key) []string {
 
 // readyEndpoints merges the slices' ready endpoints (every one with
 // publishNotReady), one entry per hostname with its distinct addresses.
-func readyEndpoints(slices map[string]*discoveryv1.EndpointSlice, publishNotReady bool) []endpoint {
+func readyEndpoints(slices map[string]*slice, publishNotReady bool) []endpoint {
 	byHost := map[string]*endpoint{}
 	seen := map[netip.Addr]bool{}
 	for _, es := range slices {
-		if es.AddressType != discoveryv1.AddressTypeIPv4 && es.AddressType != discoveryv1.AddressTypeIPv6 {
-			continue
-		}
-		for _, ep := range es.Endpoints {
-			if !publishNotReady && ep.Conditions.Ready != nil && !*ep.Conditions.Ready {
+		for _, r := range es.rows {
+			if (!publishNotReady && !r.ready) || seen[r.addr] {
 				continue
 			}
-			for _, s := range ep.Addresses {
-				a, err := netip.ParseAddr(s)
-				if err != nil || seen[a.Unmap()] {
-					continue
-				}
-				a = a.Unmap()
-				seen[a] = true
-				host := dashed(a)
-				if ep.Hostname != nil && *ep.Hostname != "" {
-					host = strings.ToLower(*ep.Hostname)
-				}
-				e := byHost[host]
-				if e == nil {
-					e = &endpoint{hostname: host}
-					byHost[host] = e
-				}
-				e.addrs = append(e.addrs, a)
+			seen[r.addr] = true
+			host := r.hostname
+			if host == "" {
+				host = dashed(r.addr)
 			}
+			e := byHost[host]
+			if e == nil {
+				e = &endpoint{hostname: host}
+				byHost[host] = e
+			}
+			e.addrs = append(e.addrs, r.addr)
 		}
 	}
 	out := make([]endpoint, 0, len(byHost))

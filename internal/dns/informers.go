@@ -15,7 +15,7 @@ import (
 // Feed keeps x equal to the cluster's Services and EndpointSlices and
 // returns once both informers have synced (or ctx ends). The informers
 // keep only the fields the records need (minimal), a fraction of each
-// object.
+// object; the EndpointSlices' store holds the index's compact slices.
 func Feed(ctx context.Context, client kubernetes.Interface, x *Index) error {
 	f := informers.NewSharedInformerFactoryWithOptions(client, 0, informers.WithTransform(minimal))
 	svcs := f.Core().V1().Services().Informer()
@@ -33,11 +33,11 @@ func Feed(ctx context.Context, client kubernetes.Interface, x *Index) error {
 		return err
 	}
 	r2, err := slices.AddEventHandler(cache.ResourceEventHandlerFuncs{
-		AddFunc:    func(o any) { x.SetEndpointSlice(o.(*discoveryv1.EndpointSlice)) },
-		UpdateFunc: func(_, o any) { x.SetEndpointSlice(o.(*discoveryv1.EndpointSlice)) },
+		AddFunc:    func(o any) { x.setSlice(o.(*slice)) },
+		UpdateFunc: func(_, o any) { x.setSlice(o.(*slice)) },
 		DeleteFunc: func(o any) {
-			if s, ok := tombstone[*discoveryv1.EndpointSlice](o); ok {
-				x.DeleteEndpointSlice(s)
+			if s, ok := tombstone[*slice](o); ok {
+				x.deleteSlice(s)
 			}
 		},
 	})
@@ -60,8 +60,9 @@ func tombstone[T any](o any) (T, bool) {
 	return t, ok
 }
 
-// minimal reduces a Service or EndpointSlice to what the Index reads
-// (and the informer needs: name, namespace, resourceVersion).
+// minimal reduces a Service to what the Index reads (and the informer
+// needs: name, namespace, resourceVersion), and an EndpointSlice to the
+// index's compact slice.
 func minimal(o any) (any, error) {
 	switch v := o.(type) {
 	case *corev1.Service:
@@ -76,16 +77,7 @@ func minimal(o any) (any, error) {
 		}
 		return s, nil
 	case *discoveryv1.EndpointSlice:
-		es := &discoveryv1.EndpointSlice{ObjectMeta: meta(v.ObjectMeta), AddressType: v.AddressType,
-			Endpoints: make([]discoveryv1.Endpoint, len(v.Endpoints))}
-		if name, ok := v.Labels[discoveryv1.LabelServiceName]; ok {
-			es.Labels = map[string]string{discoveryv1.LabelServiceName: name}
-		}
-		for i, e := range v.Endpoints {
-			es.Endpoints[i] = discoveryv1.Endpoint{Addresses: e.Addresses, Hostname: e.Hostname,
-				Conditions: discoveryv1.EndpointConditions{Ready: e.Conditions.Ready}}
-		}
-		return es, nil
+		return compactSlice(v), nil
 	}
 	return o, nil
 }

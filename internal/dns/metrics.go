@@ -88,31 +88,50 @@ func NewMetrics() *Metrics {
 // observe records one request (reqLen bytes) and its response (respLen
 // bytes; resp nil: none).
 func (m *Metrics) observe(server, proto string, family int, req, resp *mdns.Msg, reqLen, respLen int, plugin string, d time.Duration) {
-	k := reqKey{server, proto, family, req.Question[0].Qtype}
+	rs := m.requestSeries(server, proto, family, req.Question[0].Qtype)
+	if resp == nil {
+		rs.requests.Inc()
+		rs.duration.Observe(d.Seconds())
+		rs.reqSize.Observe(float64(reqLen))
+		return
+	}
+	m.observeAnswer(rs, m.responseSeries(server, resp.Rcode, plugin), reqLen, respLen, d)
+}
+
+// observeAnswer records one request and its answer in resolved series.
+func (m *Metrics) observeAnswer(rs *reqSeries, responses prometheus.Counter, reqLen, respLen int, d time.Duration) {
+	rs.requests.Inc()
+	rs.duration.Observe(d.Seconds())
+	rs.reqSize.Observe(float64(reqLen))
+	responses.Inc()
+	rs.out.Observe(float64(respLen))
+}
+
+// requestSeries are the request series of one server, protocol, family
+// and question type.
+func (m *Metrics) requestSeries(server, proto string, family int, qtype uint16) *reqSeries {
+	k := reqKey{server, proto, family, qtype}
 	v, ok := m.reqSeries.Load(k)
 	if !ok {
-		qtype := typeLabel(k.qtype)
+		label := typeLabel(k.qtype)
 		v, _ = m.reqSeries.LoadOrStore(k, &reqSeries{
-			requests: m.requests.WithLabelValues(server, ".", "", proto, strconv.Itoa(family), qtype),
-			duration: m.duration.WithLabelValues(server, ".", "", qtype),
+			requests: m.requests.WithLabelValues(server, ".", "", proto, strconv.Itoa(family), label),
+			duration: m.duration.WithLabelValues(server, ".", "", label),
 			reqSize:  m.requestSize.WithLabelValues(server, ".", "", proto),
 			out:      m.responseSize.WithLabelValues(server, ".", "", proto),
 		})
 	}
-	rs := v.(*reqSeries)
-	rs.requests.Inc()
-	rs.duration.Observe(d.Seconds())
-	rs.reqSize.Observe(float64(reqLen))
-	if resp == nil {
-		return
-	}
-	rk := [3]string{server, mdns.RcodeToString[resp.Rcode], plugin}
+	return v.(*reqSeries)
+}
+
+// responseSeries is the response counter of one server, rcode and plugin.
+func (m *Metrics) responseSeries(server string, rcode int, plugin string) prometheus.Counter {
+	rk := [3]string{server, mdns.RcodeToString[rcode], plugin}
 	c, ok := m.respSeries.Load(rk)
 	if !ok {
 		c, _ = m.respSeries.LoadOrStore(rk, m.responses.WithLabelValues(server, ".", "", rk[1], plugin))
 	}
-	c.(prometheus.Counter).Inc()
-	rs.out.Observe(float64(respLen))
+	return c.(prometheus.Counter)
 }
 
 // observeForward records one upstream exchange (rcode -1: no answer).

@@ -43,30 +43,39 @@ func NewServer(r *Resolver, upstreams []string, ready func() bool) *Server {
 // Handle answers req as received over proto ("udp" or "tcp"); plugin is
 // who answered, for the metrics ("kubernetes", "forward" or "").
 func (s *Server) Handle(ctx context.Context, req *mdns.Msg, proto string) (resp *mdns.Msg, plugin string) {
+	resp, plugin, _ = s.handle(ctx, req)
+	return resp, plugin
+}
+
+// handle is Handle; local reports that the answer came from the index
+// alone (no upstream was asked), so that the same question answers alike
+// until the index changes.
+func (s *Server) handle(ctx context.Context, req *mdns.Msg) (resp *mdns.Msg, plugin string, local bool) {
 	opt := req.IsEdns0()
 	switch {
 	case len(req.Question) != 1:
-		return s.fail(req, mdns.RcodeFormatError), ""
+		return s.fail(req, mdns.RcodeFormatError), "", true
 	case req.Opcode != mdns.OpcodeQuery:
-		return s.fail(req, mdns.RcodeNotImplemented), ""
+		return s.fail(req, mdns.RcodeNotImplemented), "", true
 	case opt != nil && opt.Version() != 0:
 		resp = s.fail(req, mdns.RcodeBadVers)
 		resp.SetEdns0(mdns.DefaultMsgSize, false)
-		return resp, ""
+		return resp, "", true
 	}
 	q := req.Question[0]
 	if q.Qclass != mdns.ClassINET && q.Qclass != mdns.ClassANY {
-		return s.fail(req, mdns.RcodeRefused), ""
+		return s.fail(req, mdns.RcodeRefused), "", true
 	}
 	if q.Qtype == mdns.TypeAXFR || q.Qtype == mdns.TypeIXFR {
-		return s.fail(req, mdns.RcodeRefused), "kubernetes"
+		return s.fail(req, mdns.RcodeRefused), "kubernetes", true
 	}
 	a, ok := s.Resolver.ZoneAnswer(q.Name, q.Qtype)
 	if !ok {
 		a, ok = s.Resolver.ReverseAnswer(q.Name, q.Qtype)
 	}
 	if !ok {
-		return s.forward(ctx, req), "forward"
+		// With no upstreams the refusal is as local as an answer.
+		return s.forward(ctx, req), "forward", s.Forwarder == nil
 	}
 	resp = new(mdns.Msg)
 	resp.SetReply(req)
@@ -74,8 +83,9 @@ func (s *Server) Handle(ctx context.Context, req *mdns.Msg, proto string) (resp 
 	resp.Rcode, resp.Answer, resp.Ns, resp.Extra = a.Rcode, a.Answer, a.Ns, a.Extra
 	if a.Chase != "" && s.Forwarder != nil {
 		s.chase(ctx, resp, a.Chase, q.Qtype)
+		return resp, "kubernetes", false
 	}
-	return resp, "kubernetes"
+	return resp, "kubernetes", true
 }
 
 // chase appends the upstream's records of target to resp (the answer to an
@@ -110,34 +120,63 @@ func (s *Server) fail(req *mdns.Msg, rcode int) *mdns.Msg {
 	return resp
 }
 
-// ServeDNS is the miekg/dns handler: Handle, fit the answer to the
-// client's buffer (UDP: 512 bytes or its EDNS0 size, the rest truncated
-// with TC set), metrics, and a recovered panic as SERVFAIL.
+// ServeDNS is the miekg/dns handler (TCP; UDP is served by serveUDP):
+// see serve.
 func (s *Server) ServeDNS(w mdns.ResponseWriter, req *mdns.Msg) {
-	start := time.Now()
 	proto, family := "udp", 1
-	if addr, ok := w.RemoteAddr().(*net.TCPAddr); ok {
+	switch addr := w.RemoteAddr().(type) {
+	case *net.TCPAddr:
 		proto = "tcp"
 		if addr.IP.To4() == nil {
 			family = 2
 		}
-	} else if addr, ok := w.RemoteAddr().(*net.UDPAddr); ok && addr.IP.To4() == nil {
-		family = 2
+	case *net.UDPAddr:
+		if addr.IP.To4() == nil {
+			family = 2
+		}
 	}
-	var resp *mdns.Msg
-	plugin, respLen := "", 0
+	s.serve(w, req, proto, family, time.Now())
+}
+
+// served is what serve wrote, for the UDP answer cache.
+type served struct {
+	// buf is the packed answer; local: it came from the index alone and
+	// no panic happened (the same question gets the same bytes until
+	// the index changes).
+	buf    []byte
+	local  bool
+	plugin string
+	rcode  int
+	reqLen int
+}
+
+// serve answers req (received over proto from an address of family 1 or
+// 2 at start) through w: Handle, fit the answer to the client's buffer
+// (UDP: 512 bytes or its EDNS0 size, the rest truncated with TC set),
+// metrics (recorded before the answer leaves, so whoever got it sees it
+// counted), and a recovered panic as SERVFAIL.
+func (s *Server) serve(w mdns.ResponseWriter, req *mdns.Msg, proto string, family int, start time.Time) (out served) {
+	resp := s.answer(req, proto, &out)
+	out.reqLen = req.Len()
+	if len(req.Question) > 0 {
+		s.Metrics.observe(s.Name, proto, family, req, resp, out.reqLen, len(out.buf), out.plugin, time.Since(start))
+	}
+	_, _ = w.Write(out.buf)
+	return out
+}
+
+// answer is serve's answer to req, packed into out.buf.
+func (s *Server) answer(req *mdns.Msg, proto string, out *served) (resp *mdns.Msg) {
 	defer func() {
 		if r := recover(); r != nil {
 			s.Metrics.panics.Inc()
 			klog.ErrorS(fmt.Errorf("%v", r), "DNS handler panicked", "question", req.Question)
 			resp = s.fail(req, mdns.RcodeServerFailure)
-			_ = w.WriteMsg(resp)
-		}
-		if len(req.Question) > 0 {
-			s.Metrics.observe(s.Name, proto, family, req, resp, req.Len(), respLen, plugin, time.Since(start))
+			out.buf, _ = resp.Pack()
+			out.rcode, out.local = resp.Rcode, false
 		}
 	}()
-	resp, plugin = s.Handle(context.Background(), req, proto)
+	resp, out.plugin, out.local = s.handle(context.Background(), req)
 	size := mdns.MaxMsgSize
 	if proto == "udp" {
 		size = mdns.MinMsgSize
@@ -154,9 +193,10 @@ func (s *Server) ServeDNS(w mdns.ResponseWriter, req *mdns.Msg) {
 		klog.V(2).InfoS("Packing a DNS answer failed", "question", req.Question, "err", err)
 		resp = s.fail(req, mdns.RcodeServerFailure)
 		buf, _ = resp.Pack()
+		out.local = false
 	}
-	respLen = len(buf)
-	_, _ = w.Write(buf)
+	out.buf, out.rcode = buf, resp.Rcode
+	return resp
 }
 
 // Listen binds addr: n UDP sockets sharing the port (SO_REUSEPORT: the
@@ -196,28 +236,43 @@ func Listen(addr string, n int) ([]net.PacketConn, net.Listener, error) {
 	return pcs, l, nil
 }
 
-// Serve serves on the given sockets until ctx ends.
+// Serve serves on the given sockets until ctx ends: each UDP socket with
+// a udpReader, TCP with miekg/dns's server.
 func (s *Server) Serve(ctx context.Context, pcs []net.PacketConn, l net.Listener) error {
-	var servers []*mdns.Server
+	var readers []*udpReader
 	for _, pc := range pcs {
-		servers = append(servers, &mdns.Server{PacketConn: pc, Handler: s})
+		u, ok := pc.(*net.UDPConn)
+		if !ok {
+			return fmt.Errorf("cluster DNS: %T is not a UDP socket", pc)
+		}
+		readers = append(readers, newUDPReader(s, u))
 	}
-	servers = append(servers, &mdns.Server{Listener: l, Handler: s})
-	errs := make(chan error, len(servers))
-	for _, srv := range servers {
-		go func() { errs <- srv.ActivateAndServe() }()
+	tcp := &mdns.Server{Listener: l, Handler: s}
+	errs := make(chan error, len(readers)+1)
+	var wg sync.WaitGroup
+	for _, r := range readers {
+		wg.Add(1)
+		go func() { defer wg.Done(); errs <- r.run() }()
+	}
+	go func() { errs <- tcp.ActivateAndServe() }()
+	stop := func() {
+		for _, pc := range pcs {
+			pc.Close()
+		}
+		wg.Wait() // the readers, and the questions they handed off
 	}
 	select {
 	case <-ctx.Done():
 		sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 		defer cancel()
-		for _, srv := range servers {
-			_ = srv.ShutdownContext(sctx)
-		}
+		_ = tcp.ShutdownContext(sctx)
+		stop()
 		return nil
 	case err := <-errs:
-		for _, srv := range servers {
-			_ = srv.Shutdown()
+		_ = tcp.Shutdown()
+		stop()
+		if err == nil {
+			err = errors.New("cluster DNS: a listener stopped")
 		}
 		return err
 	}
