@@ -28,11 +28,13 @@ import (
 	eventsevent "github.com/svcplane/svcplane/internal/registry/events/event"
 	"github.com/svcplane/svcplane/internal/registry/networking/ipaddress"
 	"github.com/svcplane/svcplane/internal/registry/networking/servicecidr"
+	"github.com/svcplane/svcplane/internal/registry/node/runtimeclass"
 	"github.com/svcplane/svcplane/internal/registry/rbac/clusterrole"
 	"github.com/svcplane/svcplane/internal/registry/rbac/clusterrolebinding"
 	"github.com/svcplane/svcplane/internal/registry/rbac/role"
 	"github.com/svcplane/svcplane/internal/registry/rbac/rolebinding"
 	"github.com/svcplane/svcplane/internal/registry/resource"
+	"github.com/svcplane/svcplane/internal/registry/scheduling/priorityclass"
 )
 
 // Definitions returns a fresh definition of every served resource.
@@ -50,5 +52,6 @@ func Definitions() []*resource.Definition {
 		validatingwebhookconfiguration.Definition(), mutatingwebhookconfiguration.Definition(),
 		validatingadmissionpolicy.Definition(), validatingadmissionpolicybinding.Definition(),
 		mutatingadmissionpolicy.Definition(), mutatingadmissionpolicybinding.Definition(),
+		priorityclass.Definition(), runtimeclass.Definition(),
 	}
 }

@@ -7,7 +7,9 @@ import (
 	discoveryv1 "k8s.io/api/discovery/v1"
 	eventsv1 "k8s.io/api/events/v1"
 	networkingv1 "k8s.io/api/networking/v1"
+	nodev1 "k8s.io/api/node/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apiserver/pkg/registry/rest"
@@ -17,7 +19,9 @@ import (
 	_ "k8s.io/kubernetes/pkg/apis/discovery/install"
 	_ "k8s.io/kubernetes/pkg/apis/events/install"
 	_ "k8s.io/kubernetes/pkg/apis/networking/install"
+	_ "k8s.io/kubernetes/pkg/apis/node/install"
 	_ "k8s.io/kubernetes/pkg/apis/rbac/install"
+	_ "k8s.io/kubernetes/pkg/apis/scheduling/install"
 	deploymentstore "k8s.io/kubernetes/pkg/registry/apps/deployment"
 	replicasetstore "k8s.io/kubernetes/pkg/registry/apps/replicaset"
 	leasestore "k8s.io/kubernetes/pkg/registry/coordination/lease"
@@ -35,10 +39,12 @@ import (
 	endpointslicestore "k8s.io/kubernetes/pkg/registry/discovery/endpointslice"
 	ipaddressstore "k8s.io/kubernetes/pkg/registry/networking/ipaddress"
 	servicecidrstore "k8s.io/kubernetes/pkg/registry/networking/servicecidr"
+	runtimeclassstore "k8s.io/kubernetes/pkg/registry/node/runtimeclass"
 	clusterrolestore "k8s.io/kubernetes/pkg/registry/rbac/clusterrole"
 	clusterrolebindingstore "k8s.io/kubernetes/pkg/registry/rbac/clusterrolebinding"
 	rolestore "k8s.io/kubernetes/pkg/registry/rbac/role"
 	rolebindingstore "k8s.io/kubernetes/pkg/registry/rbac/rolebinding"
+	priorityclassstore "k8s.io/kubernetes/pkg/registry/scheduling/priorityclass"
 )
 
 // upstreamStrategy is what kube-apiserver's generic store of a kind
@@ -118,4 +124,10 @@ var corpusKinds = map[string]corpusKind{
 		func() runtime.Object { return &rbacv1.RoleBinding{} }, rolebindingstore.Strategy, nil},
 	"ClusterRoleBinding": {rbacv1.SchemeGroupVersion.WithKind("ClusterRoleBinding"), false,
 		func() runtime.Object { return &rbacv1.ClusterRoleBinding{} }, clusterrolebindingstore.Strategy, nil},
+
+	// The groups the discovery conformance specs list.
+	"PriorityClass": {schedulingv1.SchemeGroupVersion.WithKind("PriorityClass"), false,
+		func() runtime.Object { return &schedulingv1.PriorityClass{} }, priorityclassstore.Strategy, nil},
+	"RuntimeClass": {nodev1.SchemeGroupVersion.WithKind("RuntimeClass"), false,
+		func() runtime.Object { return &nodev1.RuntimeClass{} }, runtimeclassstore.Strategy, nil},
 }
