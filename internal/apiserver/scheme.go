@@ -16,6 +16,7 @@ import (
 	nodev1 "k8s.io/api/node/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
+	storagev1 "k8s.io/api/storage/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -47,6 +48,7 @@ var servedGroups = []struct {
 	{admissionregistrationv1.SchemeGroupVersion, admissionregistrationv1.AddToScheme, admissionregistrationv1.ValidatingAdmissionPolicy{}},
 	{schedulingv1.SchemeGroupVersion, schedulingv1.AddToScheme, schedulingv1.PriorityClass{}},
 	{nodev1.SchemeGroupVersion, nodev1.AddToScheme, nodev1.RuntimeClass{}},
+	{storagev1.SchemeGroupVersion, storagev1.AddToScheme, storagev1.CSINode{}},
 }
 
 // NewScheme returns the scheme the server encodes, decodes, defaults and

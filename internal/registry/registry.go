@@ -35,6 +35,7 @@ import (
 	"github.com/svcplane/svcplane/internal/registry/rbac/rolebinding"
 	"github.com/svcplane/svcplane/internal/registry/resource"
 	"github.com/svcplane/svcplane/internal/registry/scheduling/priorityclass"
+	"github.com/svcplane/svcplane/internal/registry/storage/csinode"
 )
 
 // Definitions returns a fresh definition of every served resource.
@@ -52,6 +53,6 @@ func Definitions() []*resource.Definition {
 		validatingwebhookconfiguration.Definition(), mutatingwebhookconfiguration.Definition(),
 		validatingadmissionpolicy.Definition(), validatingadmissionpolicybinding.Definition(),
 		mutatingadmissionpolicy.Definition(), mutatingadmissionpolicybinding.Definition(),
-		priorityclass.Definition(), runtimeclass.Definition(),
+		priorityclass.Definition(), runtimeclass.Definition(), csinode.Definition(),
 	}
 }

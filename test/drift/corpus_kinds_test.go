@@ -10,6 +10,7 @@ import (
 	nodev1 "k8s.io/api/node/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
+	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apiserver/pkg/registry/rest"
@@ -22,6 +23,7 @@ import (
 	_ "k8s.io/kubernetes/pkg/apis/node/install"
 	_ "k8s.io/kubernetes/pkg/apis/rbac/install"
 	_ "k8s.io/kubernetes/pkg/apis/scheduling/install"
+	_ "k8s.io/kubernetes/pkg/apis/storage/install"
 	deploymentstore "k8s.io/kubernetes/pkg/registry/apps/deployment"
 	replicasetstore "k8s.io/kubernetes/pkg/registry/apps/replicaset"
 	leasestore "k8s.io/kubernetes/pkg/registry/coordination/lease"
@@ -45,6 +47,7 @@ import (
 	rolestore "k8s.io/kubernetes/pkg/registry/rbac/role"
 	rolebindingstore "k8s.io/kubernetes/pkg/registry/rbac/rolebinding"
 	priorityclassstore "k8s.io/kubernetes/pkg/registry/scheduling/priorityclass"
+	csinodestore "k8s.io/kubernetes/pkg/registry/storage/csinode"
 )
 
 // upstreamStrategy is what kube-apiserver's generic store of a kind
@@ -130,4 +133,6 @@ var corpusKinds = map[string]corpusKind{
 		func() runtime.Object { return &schedulingv1.PriorityClass{} }, priorityclassstore.Strategy, nil},
 	"RuntimeClass": {nodev1.SchemeGroupVersion.WithKind("RuntimeClass"), false,
 		func() runtime.Object { return &nodev1.RuntimeClass{} }, runtimeclassstore.Strategy, nil},
+	"CSINode": {storagev1.SchemeGroupVersion.WithKind("CSINode"), false,
+		func() runtime.Object { return &storagev1.CSINode{} }, csinodestore.Strategy, nil},
 }
