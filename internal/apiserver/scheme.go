@@ -14,6 +14,7 @@ import (
 	eventsv1 "k8s.io/api/events/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	nodev1 "k8s.io/api/node/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	storagev1 "k8s.io/api/storage/v1"
@@ -49,6 +50,7 @@ var servedGroups = []struct {
 	{schedulingv1.SchemeGroupVersion, schedulingv1.AddToScheme, schedulingv1.PriorityClass{}},
 	{nodev1.SchemeGroupVersion, nodev1.AddToScheme, nodev1.RuntimeClass{}},
 	{storagev1.SchemeGroupVersion, storagev1.AddToScheme, storagev1.CSINode{}},
+	{policyv1.SchemeGroupVersion, policyv1.AddToScheme, policyv1.PodDisruptionBudget{}},
 }
 
 // NewScheme returns the scheme the server encodes, decodes, defaults and

@@ -29,6 +29,7 @@ import (
 	"github.com/svcplane/svcplane/internal/registry/networking/ipaddress"
 	"github.com/svcplane/svcplane/internal/registry/networking/servicecidr"
 	"github.com/svcplane/svcplane/internal/registry/node/runtimeclass"
+	"github.com/svcplane/svcplane/internal/registry/policy/poddisruptionbudget"
 	"github.com/svcplane/svcplane/internal/registry/rbac/clusterrole"
 	"github.com/svcplane/svcplane/internal/registry/rbac/clusterrolebinding"
 	"github.com/svcplane/svcplane/internal/registry/rbac/role"
@@ -54,5 +55,6 @@ func Definitions() []*resource.Definition {
 		validatingadmissionpolicy.Definition(), validatingadmissionpolicybinding.Definition(),
 		mutatingadmissionpolicy.Definition(), mutatingadmissionpolicybinding.Definition(),
 		priorityclass.Definition(), runtimeclass.Definition(), csinode.Definition(),
+		poddisruptionbudget.Definition(),
 	}
 }

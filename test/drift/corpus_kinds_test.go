@@ -8,6 +8,7 @@ import (
 	eventsv1 "k8s.io/api/events/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	nodev1 "k8s.io/api/node/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	storagev1 "k8s.io/api/storage/v1"
@@ -21,6 +22,7 @@ import (
 	_ "k8s.io/kubernetes/pkg/apis/events/install"
 	_ "k8s.io/kubernetes/pkg/apis/networking/install"
 	_ "k8s.io/kubernetes/pkg/apis/node/install"
+	_ "k8s.io/kubernetes/pkg/apis/policy/install"
 	_ "k8s.io/kubernetes/pkg/apis/rbac/install"
 	_ "k8s.io/kubernetes/pkg/apis/scheduling/install"
 	_ "k8s.io/kubernetes/pkg/apis/storage/install"
@@ -42,6 +44,7 @@ import (
 	ipaddressstore "k8s.io/kubernetes/pkg/registry/networking/ipaddress"
 	servicecidrstore "k8s.io/kubernetes/pkg/registry/networking/servicecidr"
 	runtimeclassstore "k8s.io/kubernetes/pkg/registry/node/runtimeclass"
+	pdbstore "k8s.io/kubernetes/pkg/registry/policy/poddisruptionbudget"
 	clusterrolestore "k8s.io/kubernetes/pkg/registry/rbac/clusterrole"
 	clusterrolebindingstore "k8s.io/kubernetes/pkg/registry/rbac/clusterrolebinding"
 	rolestore "k8s.io/kubernetes/pkg/registry/rbac/role"
@@ -71,12 +74,13 @@ type corpusKind struct {
 // upstreamStatus are upstream's strategies of the /status subresources
 // the corpus has cases for.
 var upstreamStatus = map[string]rest.RESTUpdateStrategy{
-	"Pod":        podstore.StatusStrategy,
-	"Node":       nodestore.StatusStrategy,
-	"Service":    servicestore.StatusStrategy,
-	"Namespace":  namespacestore.StatusStrategy,
-	"Deployment": deploymentstore.StatusStrategy,
-	"ReplicaSet": replicasetstore.StatusStrategy,
+	"Pod":                 podstore.StatusStrategy,
+	"Node":                nodestore.StatusStrategy,
+	"Service":             servicestore.StatusStrategy,
+	"Namespace":           namespacestore.StatusStrategy,
+	"Deployment":          deploymentstore.StatusStrategy,
+	"ReplicaSet":          replicasetstore.StatusStrategy,
+	"PodDisruptionBudget": pdbstore.StatusStrategy,
 }
 
 var corpusKinds = map[string]corpusKind{
@@ -135,4 +139,6 @@ var corpusKinds = map[string]corpusKind{
 		func() runtime.Object { return &nodev1.RuntimeClass{} }, runtimeclassstore.Strategy, nil},
 	"CSINode": {storagev1.SchemeGroupVersion.WithKind("CSINode"), false,
 		func() runtime.Object { return &storagev1.CSINode{} }, csinodestore.Strategy, nil},
+	"PodDisruptionBudget": {policyv1.SchemeGroupVersion.WithKind("PodDisruptionBudget"), true,
+		func() runtime.Object { return &policyv1.PodDisruptionBudget{} }, pdbstore.Strategy, nil},
 }
