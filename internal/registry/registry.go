@@ -26,6 +26,8 @@ import (
 	"github.com/svcplane/svcplane/internal/registry/core/serviceaccount"
 	"github.com/svcplane/svcplane/internal/registry/discovery/endpointslice"
 	eventsevent "github.com/svcplane/svcplane/internal/registry/events/event"
+	"github.com/svcplane/svcplane/internal/registry/networking/ingress"
+	"github.com/svcplane/svcplane/internal/registry/networking/ingressclass"
 	"github.com/svcplane/svcplane/internal/registry/networking/ipaddress"
 	"github.com/svcplane/svcplane/internal/registry/networking/servicecidr"
 	"github.com/svcplane/svcplane/internal/registry/node/runtimeclass"
@@ -55,6 +57,6 @@ func Definitions() []*resource.Definition {
 		validatingadmissionpolicy.Definition(), validatingadmissionpolicybinding.Definition(),
 		mutatingadmissionpolicy.Definition(), mutatingadmissionpolicybinding.Definition(),
 		priorityclass.Definition(), runtimeclass.Definition(), csinode.Definition(),
-		poddisruptionbudget.Definition(),
+		poddisruptionbudget.Definition(), ingress.Definition(), ingressclass.Definition(),
 	}
 }

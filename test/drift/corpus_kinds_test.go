@@ -41,6 +41,8 @@ import (
 	servicestore "k8s.io/kubernetes/pkg/registry/core/service"
 	serviceaccountstore "k8s.io/kubernetes/pkg/registry/core/serviceaccount"
 	endpointslicestore "k8s.io/kubernetes/pkg/registry/discovery/endpointslice"
+	ingressstore "k8s.io/kubernetes/pkg/registry/networking/ingress"
+	ingressclassstore "k8s.io/kubernetes/pkg/registry/networking/ingressclass"
 	ipaddressstore "k8s.io/kubernetes/pkg/registry/networking/ipaddress"
 	servicecidrstore "k8s.io/kubernetes/pkg/registry/networking/servicecidr"
 	runtimeclassstore "k8s.io/kubernetes/pkg/registry/node/runtimeclass"
@@ -81,6 +83,7 @@ var upstreamStatus = map[string]rest.RESTUpdateStrategy{
 	"Deployment":          deploymentstore.StatusStrategy,
 	"ReplicaSet":          replicasetstore.StatusStrategy,
 	"PodDisruptionBudget": pdbstore.StatusStrategy,
+	"Ingress":             ingressstore.StatusStrategy,
 }
 
 var corpusKinds = map[string]corpusKind{
@@ -141,4 +144,8 @@ var corpusKinds = map[string]corpusKind{
 		func() runtime.Object { return &storagev1.CSINode{} }, csinodestore.Strategy, nil},
 	"PodDisruptionBudget": {policyv1.SchemeGroupVersion.WithKind("PodDisruptionBudget"), true,
 		func() runtime.Object { return &policyv1.PodDisruptionBudget{} }, pdbstore.Strategy, nil},
+	"Ingress": {networkingv1.SchemeGroupVersion.WithKind("Ingress"), true,
+		func() runtime.Object { return &networkingv1.Ingress{} }, ingressstore.Strategy, nil},
+	"IngressClass": {networkingv1.SchemeGroupVersion.WithKind("IngressClass"), false,
+		func() runtime.Object { return &networkingv1.IngressClass{} }, ingressclassstore.Strategy, nil},
 }

@@ -164,6 +164,9 @@ type StatusDefinition struct {
 	PrepareForUpdate func(ctx context.Context, obj, old runtime.Object)
 	// ValidateUpdate checks a status update; nil means no extra checks.
 	ValidateUpdate func(ctx context.Context, obj, old runtime.Object) field.ErrorList
+	// Warnings, when set, are a status update's warnings (instead of the
+	// main resource's update warnings).
+	Warnings func(ctx context.Context, obj, old runtime.Object) []string
 }
 
 // GroupResource returns the definition's group and plural resource.

@@ -143,6 +143,13 @@ func (s statusStrategy) ValidateUpdate(ctx context.Context, obj, old runtime.Obj
 	return errs
 }
 
+func (s statusStrategy) WarningsOnUpdate(ctx context.Context, obj, old runtime.Object) []string {
+	if sd := s.def.Status; sd != nil && sd.Warnings != nil {
+		return sd.Warnings(ctx, obj, old)
+	}
+	return s.strategy.WarningsOnUpdate(ctx, obj, old)
+}
+
 func (s statusStrategy) GetResetFields() map[fieldpath.APIVersion]*fieldpath.Set {
 	return resetFields(s.def, "spec")
 }
