@@ -80,6 +80,10 @@ type Definition struct {
 	// Status describes the /status subresource; nil means none. The main
 	// resource never changes status; /status never changes spec.
 	Status *StatusDefinition
+	// Subresources are further update-only subresources of the same
+	// shape, by name (certificatesigningrequests/approval); none of them
+	// changes spec.
+	Subresources map[string]*StatusDefinition
 
 	// Generation: bump metadata.generation when the spec changes (and set it
 	// to 1 on create).
@@ -167,6 +171,9 @@ type StatusDefinition struct {
 	// Warnings, when set, are a status update's warnings (instead of the
 	// main resource's update warnings).
 	Warnings func(ctx context.Context, obj, old runtime.Object) []string
+	// ResetFields are the paths server-side apply leaves to others; nil
+	// means [spec].
+	ResetFields [][]string
 }
 
 // GroupResource returns the definition's group and plural resource.
