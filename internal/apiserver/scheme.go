@@ -8,6 +8,7 @@ import (
 	authenticationv1 "k8s.io/api/authentication/v1"
 	authorizationv1 "k8s.io/api/authorization/v1"
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
+	certificatesv1 "k8s.io/api/certificates/v1"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
@@ -51,6 +52,7 @@ var servedGroups = []struct {
 	{nodev1.SchemeGroupVersion, nodev1.AddToScheme, nodev1.RuntimeClass{}},
 	{storagev1.SchemeGroupVersion, storagev1.AddToScheme, storagev1.CSINode{}},
 	{policyv1.SchemeGroupVersion, policyv1.AddToScheme, policyv1.PodDisruptionBudget{}},
+	{certificatesv1.SchemeGroupVersion, certificatesv1.AddToScheme, certificatesv1.CertificateSigningRequest{}},
 }
 
 // NewScheme returns the scheme the server encodes, decodes, defaults and

@@ -4,6 +4,8 @@
 package registry
 
 import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
 	"github.com/svcplane/svcplane/internal/registry/admissionregistration/mutatingadmissionpolicy"
 	"github.com/svcplane/svcplane/internal/registry/admissionregistration/mutatingadmissionpolicybinding"
 	"github.com/svcplane/svcplane/internal/registry/admissionregistration/mutatingwebhookconfiguration"
@@ -12,6 +14,7 @@ import (
 	"github.com/svcplane/svcplane/internal/registry/admissionregistration/validatingwebhookconfiguration"
 	"github.com/svcplane/svcplane/internal/registry/apps/deployment"
 	"github.com/svcplane/svcplane/internal/registry/apps/replicaset"
+	"github.com/svcplane/svcplane/internal/registry/certificates/certificatesigningrequest"
 	"github.com/svcplane/svcplane/internal/registry/coordination/lease"
 	"github.com/svcplane/svcplane/internal/registry/core/configmap"
 	"github.com/svcplane/svcplane/internal/registry/core/endpoints"
@@ -58,5 +61,6 @@ func Definitions() []*resource.Definition {
 		mutatingadmissionpolicy.Definition(), mutatingadmissionpolicybinding.Definition(),
 		priorityclass.Definition(), runtimeclass.Definition(), csinode.Definition(),
 		poddisruptionbudget.Definition(), ingress.Definition(), ingressclass.Definition(),
+		certificatesigningrequest.Definition(metav1.Now),
 	}
 }
