@@ -8,6 +8,7 @@ import (
 	authenticationv1 "k8s.io/api/authentication/v1"
 	authorizationv1 "k8s.io/api/authorization/v1"
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
+	batchv1 "k8s.io/api/batch/v1"
 	certificatesv1 "k8s.io/api/certificates/v1"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -53,6 +54,7 @@ var servedGroups = []struct {
 	{storagev1.SchemeGroupVersion, storagev1.AddToScheme, storagev1.CSINode{}},
 	{policyv1.SchemeGroupVersion, policyv1.AddToScheme, policyv1.PodDisruptionBudget{}},
 	{certificatesv1.SchemeGroupVersion, certificatesv1.AddToScheme, certificatesv1.CertificateSigningRequest{}},
+	{batchv1.SchemeGroupVersion, batchv1.AddToScheme, batchv1.Job{}},
 }
 
 // NewScheme returns the scheme the server encodes, decodes, defaults and

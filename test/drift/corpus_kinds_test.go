@@ -2,6 +2,7 @@ package drift
 
 import (
 	appsv1 "k8s.io/api/apps/v1"
+	batchv1 "k8s.io/api/batch/v1"
 	certificatesv1 "k8s.io/api/certificates/v1"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -17,6 +18,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apiserver/pkg/registry/rest"
 	_ "k8s.io/kubernetes/pkg/apis/apps/install"
+	_ "k8s.io/kubernetes/pkg/apis/batch/install"
 	_ "k8s.io/kubernetes/pkg/apis/certificates/install"
 	_ "k8s.io/kubernetes/pkg/apis/coordination/install"
 	_ "k8s.io/kubernetes/pkg/apis/core/install"
@@ -30,6 +32,7 @@ import (
 	_ "k8s.io/kubernetes/pkg/apis/storage/install"
 	deploymentstore "k8s.io/kubernetes/pkg/registry/apps/deployment"
 	replicasetstore "k8s.io/kubernetes/pkg/registry/apps/replicaset"
+	jobstore "k8s.io/kubernetes/pkg/registry/batch/job"
 	csrstore "k8s.io/kubernetes/pkg/registry/certificates/certificates"
 	leasestore "k8s.io/kubernetes/pkg/registry/coordination/lease"
 	configmapstore "k8s.io/kubernetes/pkg/registry/core/configmap"
@@ -105,6 +108,7 @@ var upstreamStatus = map[string]rest.RESTUpdateStrategy{
 	"PodDisruptionBudget":       pdbstore.StatusStrategy,
 	"Ingress":                   ingressstore.StatusStrategy,
 	"CertificateSigningRequest": csrstore.StatusStrategy,
+	"Job":                       jobstore.StatusStrategy,
 }
 
 var corpusKinds = map[string]corpusKind{
@@ -171,4 +175,6 @@ var corpusKinds = map[string]corpusKind{
 		func() runtime.Object { return &networkingv1.IngressClass{} }, ingressclassstore.Strategy, nil, nil},
 	"CertificateSigningRequest": {certificatesv1.SchemeGroupVersion.WithKind("CertificateSigningRequest"), false,
 		func() runtime.Object { return &certificatesv1.CertificateSigningRequest{} }, csrstore.Strategy, nil, nil},
+	"Job": {batchv1.SchemeGroupVersion.WithKind("Job"), true,
+		func() runtime.Object { return &batchv1.Job{} }, jobstore.Strategy, nil, nil},
 }

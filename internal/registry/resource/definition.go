@@ -100,6 +100,11 @@ type Definition struct {
 	// TTLSeconds, when non-zero, expires objects after that long (events).
 	TTLSeconds uint64
 
+	// OrphanByDefault makes a delete without a propagation policy orphan
+	// the dependents (upstream's batch/v1 Jobs: OrphanDependents as their
+	// DefaultGarbageCollectionPolicy).
+	OrphanByDefault bool
+
 	// CheckGracefulDelete decides whether a delete is graceful and sets
 	// options.GracePeriodSeconds (pods); nil means deletes are immediate.
 	CheckGracefulDelete func(ctx context.Context, obj runtime.Object, options *metav1.DeleteOptions) bool

@@ -115,6 +115,17 @@ func (s *strategy) CheckGracefulDelete(ctx context.Context, obj runtime.Object, 
 	}
 	return s.def.CheckGracefulDelete(ctx, obj, options)
 }
+
+// DefaultGarbageCollectionPolicy implements
+// rest.GarbageCollectionDeleteStrategy (DeleteDependents is what the
+// generic store does for a strategy without one).
+func (s *strategy) DefaultGarbageCollectionPolicy(ctx context.Context) rest.GarbageCollectionPolicy {
+	if s.def.OrphanByDefault {
+		return rest.OrphanDependents
+	}
+	return rest.DeleteDependents
+}
+
 func (s *strategy) AllowCreateOnUpdate() bool      { return s.def.AllowCreateOnUpdate }
 func (s *strategy) AllowUnconditionalUpdate() bool { return !s.def.DisallowUnconditionalUpdate }
 func (s *strategy) GetResetFields() map[fieldpath.APIVersion]*fieldpath.Set {
