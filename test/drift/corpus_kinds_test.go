@@ -32,6 +32,7 @@ import (
 	_ "k8s.io/kubernetes/pkg/apis/storage/install"
 	deploymentstore "k8s.io/kubernetes/pkg/registry/apps/deployment"
 	replicasetstore "k8s.io/kubernetes/pkg/registry/apps/replicaset"
+	cronjobstore "k8s.io/kubernetes/pkg/registry/batch/cronjob"
 	jobstore "k8s.io/kubernetes/pkg/registry/batch/job"
 	csrstore "k8s.io/kubernetes/pkg/registry/certificates/certificates"
 	leasestore "k8s.io/kubernetes/pkg/registry/coordination/lease"
@@ -109,6 +110,7 @@ var upstreamStatus = map[string]rest.RESTUpdateStrategy{
 	"Ingress":                   ingressstore.StatusStrategy,
 	"CertificateSigningRequest": csrstore.StatusStrategy,
 	"Job":                       jobstore.StatusStrategy,
+	"CronJob":                   cronjobstore.StatusStrategy,
 }
 
 var corpusKinds = map[string]corpusKind{
@@ -177,4 +179,6 @@ var corpusKinds = map[string]corpusKind{
 		func() runtime.Object { return &certificatesv1.CertificateSigningRequest{} }, csrstore.Strategy, nil, nil},
 	"Job": {batchv1.SchemeGroupVersion.WithKind("Job"), true,
 		func() runtime.Object { return &batchv1.Job{} }, jobstore.Strategy, nil, nil},
+	"CronJob": {batchv1.SchemeGroupVersion.WithKind("CronJob"), true,
+		func() runtime.Object { return &batchv1.CronJob{} }, cronjobstore.Strategy, nil, nil},
 }

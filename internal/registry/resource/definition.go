@@ -176,6 +176,9 @@ type StatusDefinition struct {
 	// Warnings, when set, are a status update's warnings (instead of the
 	// main resource's update warnings).
 	Warnings func(ctx context.Context, obj, old runtime.Object) []string
+	// NoMetaCheck: the update runs no metadata check of its own (only
+	// the generic registry's; upstream's cronjobs/status).
+	NoMetaCheck bool
 	// ResetFields are the paths server-side apply leaves to others; nil
 	// means [spec].
 	ResetFields [][]string

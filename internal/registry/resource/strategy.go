@@ -150,7 +150,10 @@ func (s statusStrategy) PrepareForUpdate(ctx context.Context, obj, old runtime.O
 }
 
 func (s statusStrategy) ValidateUpdate(ctx context.Context, obj, old runtime.Object) field.ErrorList {
-	errs := s.validateMetaUpdate(obj, old)
+	var errs field.ErrorList
+	if s.sd == nil || !s.sd.NoMetaCheck {
+		errs = s.validateMetaUpdate(obj, old)
+	}
 	if sd := s.sd; sd != nil && sd.ValidateUpdate != nil {
 		errs = append(errs, sd.ValidateUpdate(ctx, obj, old)...)
 	}

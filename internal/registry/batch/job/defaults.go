@@ -49,6 +49,12 @@ func Default(job *batchv1.Job) {
 		f := false
 		s.ManualSelector = &f
 	}
+	DefaultTemplate(s)
+}
+
+// DefaultTemplate fills what a CronJob's job template gets too: the pod
+// failure policy's condition statuses and the pod template's defaults.
+func DefaultTemplate(s *batchv1.JobSpec) {
 	if s.PodFailurePolicy != nil {
 		for i := range s.PodFailurePolicy.Rules {
 			for j := range s.PodFailurePolicy.Rules[i].OnPodConditions {

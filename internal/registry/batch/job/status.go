@@ -11,13 +11,13 @@ import (
 // getStatusValidationOptions sets them with JobManagedBy on (GA in 1.36):
 // most rules apply only when the fields they judge change.
 type statusOptions struct {
-	rejectDecreasingSucceeded, rejectInvalidCompletedIndexes, rejectInvalidFailedIndexes   bool
-	rejectCompletedIndexesForNonIndexed, rejectFailedIndexesWithoutBackoffLimitPerIndex    bool
-	rejectFailedIndexesOverlappingCompleted, rejectFailedWithoutFailureTarget              bool
-	rejectCompleteWithoutSuccessCriteriaMet, rejectFinishedWithActive                      bool
-	rejectFinishedWithoutStartTime, rejectFinishedWithUncounted, rejectStartTimeUpdate     bool
-	rejectCompletionBeforeStart, rejectNotCompleteWithCompletionTime                       bool
-	rejectCompleteWithoutCompletionTime, rejectCompleteWithFailed                          bool
+	rejectDecreasingSucceeded, rejectInvalidCompletedIndexes, rejectInvalidFailedIndexes  bool
+	rejectCompletedIndexesForNonIndexed, rejectFailedIndexesWithoutBackoffLimitPerIndex   bool
+	rejectFailedIndexesOverlappingCompleted, rejectFailedWithoutFailureTarget             bool
+	rejectCompleteWithoutSuccessCriteriaMet, rejectFinishedWithActive                     bool
+	rejectFinishedWithoutStartTime, rejectFinishedWithUncounted, rejectStartTimeUpdate    bool
+	rejectCompletionBeforeStart, rejectNotCompleteWithCompletionTime                      bool
+	rejectCompleteWithoutCompletionTime, rejectCompleteWithFailed                         bool
 	rejectCompleteWithFailureTarget, rejectMoreReadyThanActive, rejectFinishedTerminating bool
 }
 

@@ -243,3 +243,17 @@ func validateIndexedLimits(s *batchv1.JobSpec, fld *field.Path) field.ErrorList 
 	}
 	return errs
 }
+
+// ValidateTemplateSpec checks a CronJob's job template as upstream's
+// ValidateJobTemplateSpec: the job spec without a selector of its own
+// (the job's is generated) and not a manual one.
+func ValidateTemplateSpec(t *batchv1.JobTemplateSpec, fld *field.Path) field.ErrorList {
+	errs := validateSpec(&t.Spec, fld.Child("spec"))
+	if t.Spec.Selector != nil {
+		errs = append(errs, field.Invalid(fld.Child("spec", "selector"), t.Spec.Selector, "`selector` will be auto-generated"))
+	}
+	if t.Spec.ManualSelector != nil && *t.Spec.ManualSelector {
+		errs = append(errs, field.NotSupported(fld.Child("spec", "manualSelector"), t.Spec.ManualSelector, []string{"nil", "false"}))
+	}
+	return errs
+}
