@@ -25,6 +25,8 @@ var builtinGroupsDiscovery = []struct{ gv, resource, shortName string }{
 	{"networking.k8s.io/v1", "ingresses", "ing"},
 	{"networking.k8s.io/v1", "ingressclasses", ""},
 	{"certificates.k8s.io/v1", "certificatesigningrequests", "csr"},
+	{"batch/v1", "jobs", ""},
+	{"batch/v1", "cronjobs", "cj"},
 }
 
 // TestBuiltinGroupsDiscovery: aggregated and unaggregated discovery list
@@ -112,6 +114,28 @@ kind: PodDisruptionBudget
 metadata: {name: web, namespace: ` + ns + `}
 spec: {minAvailable: 1, selector: {matchLabels: {app: web}}}
 ---
+apiVersion: batch/v1
+kind: Job
+metadata: {name: pi, namespace: ` + ns + `}
+spec:
+  template:
+    spec:
+      restartPolicy: Never
+      containers: [{name: pi, image: perl}]
+---
+apiVersion: batch/v1
+kind: CronJob
+metadata: {name: hello, namespace: ` + ns + `}
+spec:
+  schedule: "*/5 * * * *"
+  timeZone: Etc/UTC
+  jobTemplate:
+    spec:
+      template:
+        spec:
+          restartPolicy: OnFailure
+          containers: [{name: hello, image: busybox}]
+---
 apiVersion: storage.k8s.io/v1
 kind: CSINode
 metadata: {name: ` + ns + `-node}
@@ -135,6 +159,8 @@ spec: {drivers: [{name: csi.example.com, nodeID: n1}]}
 		{"get ing web -n " + ns, "web.example.com"},
 		{"get pdb web -n " + ns, "ALLOWED DISRUPTIONS"},
 		{"get csinode " + ns + "-node", "DRIVERS"},
+		{"get job pi -n " + ns, "0/1"},
+		{"get cj hello -n " + ns, "Etc/UTC"},
 	} {
 		if out := run(strings.Fields(tc.args)...); !strings.Contains(out, tc.want) {
 			t.Errorf("kubectl %s: no %q in\n%s", tc.args, tc.want, out)
@@ -142,6 +168,14 @@ spec: {drivers: [{name: csi.example.com, nodeID: n1}]}
 	}
 	if out := run("explain", "priorityclass.preemptionPolicy"); !strings.Contains(out, "PreemptLowerPriority") {
 		t.Errorf("kubectl explain: %s", out)
+	}
+	job := get(server.Client.BatchV1().Jobs(ns).Get(ctx, "pi", metav1.GetOptions{}))(t)
+	uid := string(job.UID)
+	if job.Spec.Selector.MatchLabels["batch.kubernetes.io/controller-uid"] != uid || job.Spec.Template.Labels["job-name"] != "pi" {
+		t.Errorf("job selector/labels not generated: %v %v", job.Spec.Selector, job.Spec.Template.Labels)
+	}
+	if n := len(get(server.Client.BatchV1().Jobs(ns).List(ctx, metav1.ListOptions{FieldSelector: "status.successful=0"}))(t).Items); n != 1 {
+		t.Errorf("status.successful=0 selects %d jobs", n)
 	}
 	run("delete", "-f", file)
 
