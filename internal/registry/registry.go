@@ -44,6 +44,7 @@ import (
 	"github.com/svcplane/svcplane/internal/registry/resource"
 	"github.com/svcplane/svcplane/internal/registry/scheduling/priorityclass"
 	"github.com/svcplane/svcplane/internal/registry/storage/csinode"
+	"github.com/svcplane/svcplane/internal/registry/storage/storageclass"
 )
 
 // Definitions returns a fresh definition of every served resource.
@@ -61,7 +62,7 @@ func Definitions() []*resource.Definition {
 		validatingwebhookconfiguration.Definition(), mutatingwebhookconfiguration.Definition(),
 		validatingadmissionpolicy.Definition(), validatingadmissionpolicybinding.Definition(),
 		mutatingadmissionpolicy.Definition(), mutatingadmissionpolicybinding.Definition(),
-		priorityclass.Definition(), runtimeclass.Definition(), csinode.Definition(),
+		priorityclass.Definition(), runtimeclass.Definition(), csinode.Definition(), storageclass.Definition(),
 		poddisruptionbudget.Definition(), ingress.Definition(), ingressclass.Definition(),
 		certificatesigningrequest.Definition(metav1.Now), job.Definition(), cronjob.Definition(),
 	}

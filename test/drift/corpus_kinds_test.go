@@ -60,6 +60,7 @@ import (
 	rolebindingstore "k8s.io/kubernetes/pkg/registry/rbac/rolebinding"
 	priorityclassstore "k8s.io/kubernetes/pkg/registry/scheduling/priorityclass"
 	csinodestore "k8s.io/kubernetes/pkg/registry/storage/csinode"
+	storageclassstore "k8s.io/kubernetes/pkg/registry/storage/storageclass"
 )
 
 // upstreamStrategy is what kube-apiserver's generic store of a kind
@@ -181,4 +182,6 @@ var corpusKinds = map[string]corpusKind{
 		func() runtime.Object { return &batchv1.Job{} }, jobstore.Strategy, nil, nil},
 	"CronJob": {batchv1.SchemeGroupVersion.WithKind("CronJob"), true,
 		func() runtime.Object { return &batchv1.CronJob{} }, cronjobstore.Strategy, nil, nil},
+	"StorageClass": {storagev1.SchemeGroupVersion.WithKind("StorageClass"), false,
+		func() runtime.Object { return &storagev1.StorageClass{} }, storageclassstore.Strategy, nil, nil},
 }

@@ -21,6 +21,7 @@ var builtinGroupsDiscovery = []struct{ gv, resource, shortName string }{
 	{"scheduling.k8s.io/v1", "priorityclasses", "pc"},
 	{"node.k8s.io/v1", "runtimeclasses", ""},
 	{"storage.k8s.io/v1", "csinodes", ""},
+	{"storage.k8s.io/v1", "storageclasses", "sc"},
 	{"policy/v1", "poddisruptionbudgets", "pdb"},
 	{"networking.k8s.io/v1", "ingresses", "ing"},
 	{"networking.k8s.io/v1", "ingressclasses", ""},

@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
+	"github.com/svcplane/svcplane/internal/registry/core/node"
 	"github.com/svcplane/svcplane/internal/registry/resource"
 )
 
@@ -46,19 +47,6 @@ func Definition() *resource.Definition {
 	}
 }
 
-// deprecatedNodeLabels are upstream's deprecated node labels and the
-// advice it gives for each.
-var deprecatedNodeLabels = map[string]string{
-	`beta.kubernetes.io/arch`:                       `deprecated since v1.14; use "kubernetes.io/arch" instead`,
-	`beta.kubernetes.io/os`:                         `deprecated since v1.14; use "kubernetes.io/os" instead`,
-	`failure-domain.beta.kubernetes.io/region`:      `deprecated since v1.17; use "topology.kubernetes.io/region" instead`,
-	`failure-domain.beta.kubernetes.io/zone`:        `deprecated since v1.17; use "topology.kubernetes.io/zone" instead`,
-	`beta.kubernetes.io/instance-type`:              `deprecated since v1.17; use "node.kubernetes.io/instance-type" instead`,
-	`app.kubernetes.io/created-by`:                  `deprecated since v1.9`,
-	`scheduler.alpha.kubernetes.io/preferAvoidPods`: `deprecated since v1.22; use Taints and Tolerations instead`,
-	`node-role.kubernetes.io/master`:                `use "node-role.kubernetes.io/control-plane" instead`,
-}
-
 // warnings are upstream's GetWarningsForRuntimeClass: one per deprecated
 // node label in scheduling.nodeSelector.
 func warnings(rc *nodev1.RuntimeClass) []string {
@@ -67,7 +55,7 @@ func warnings(rc *nodev1.RuntimeClass) []string {
 		return nil
 	}
 	for key := range rc.Scheduling.NodeSelector {
-		if msg, ok := deprecatedNodeLabels[key]; ok {
+		if msg, ok := node.DeprecatedLabel(key); ok {
 			out = append(out, fmt.Sprintf("%s: %s", field.NewPath("scheduling", "nodeSelector"), msg))
 		}
 	}
