@@ -135,6 +135,10 @@ type Definition struct {
 	// known field selector: only "metadata.name", "metadata.namespace"`.
 	FieldLabelNames   []string
 	FieldLabelAliases map[string]string
+	// FieldLabelError formats the refusal of another label when the kind's
+	// upstream words it otherwise (Jobs: `field label %q not supported
+	// for Job`); empty means "field label not supported: %s".
+	FieldLabelError string
 }
 
 // MetaValidation names the metadata rules of a kind.

@@ -50,6 +50,7 @@ func Definition() *resource.Definition {
 		// deletes in the background).
 		OrphanByDefault: true,
 		FieldLabelNames: []string{"status.successful"},
+		FieldLabelError: "field label %q not supported for Job",
 		FieldLabels: func(obj runtime.Object) fields.Set {
 			return fields.Set{"status.successful": strconv.Itoa(int(obj.(*batchv1.Job).Status.Succeeded))}
 		},
