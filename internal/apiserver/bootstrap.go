@@ -25,10 +25,11 @@ import (
 	"github.com/svcplane/svcplane/internal/bootstrap/periodic"
 	"github.com/svcplane/svcplane/internal/bootstrap/reconcilers"
 	"github.com/svcplane/svcplane/internal/bootstrap/systemnamespaces"
+	"github.com/svcplane/svcplane/internal/bootstrap/systempriorityclasses"
 )
 
 // addBootstrapHooks registers what the server does once it serves: the
-// system namespaces and (in IPAddress mode) the default ServiceCIDR exist
+// system namespaces, the system priority classes and (in IPAddress mode) the default ServiceCIDR exist
 // before /readyz turns 200 and are kept afterwards.
 func addBootstrapHooks(s *genericapiserver.GenericAPIServer, client kubernetes.Interface, o *Options, repairs repairLoops) {
 	s.AddPostStartHookOrDie("start-service-allocation-repair-controllers", func(hc genericapiserver.PostStartHookContext) error {
@@ -56,6 +57,11 @@ func addBootstrapHooks(s *genericapiserver.GenericAPIServer, client kubernetes.I
 		f.Start(hc.Done())
 		go c.Run(hc)
 		return nil
+	})
+	s.AddPostStartHookOrDie(systempriorityclasses.HookName, func(hc genericapiserver.PostStartHookContext) error {
+		return periodic.Until(hc, clock.RealClock{}, "Unable to create the system priority classes", func(ctx context.Context) error {
+			return systempriorityclasses.Sync(ctx, client)
+		})
 	})
 	if o.ServiceIPAllocator != AllocatorIPAddress {
 		return

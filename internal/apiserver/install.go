@@ -127,5 +127,8 @@ func storageFor(def *resource.Definition, scheme *runtime.Scheme, optsGetter gen
 	if def.Status != nil {
 		out[def.Resource+"/status"] = resource.NewStatusREST(main)
 	}
+	for name, sd := range def.Subresources {
+		out[def.Resource+"/"+name] = resource.NewSubresourceREST(main, sd)
+	}
 	return out, nil
 }

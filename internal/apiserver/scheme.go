@@ -8,12 +8,18 @@ import (
 	authenticationv1 "k8s.io/api/authentication/v1"
 	authorizationv1 "k8s.io/api/authorization/v1"
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
+	batchv1 "k8s.io/api/batch/v1"
+	certificatesv1 "k8s.io/api/certificates/v1"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
 	eventsv1 "k8s.io/api/events/v1"
 	networkingv1 "k8s.io/api/networking/v1"
+	nodev1 "k8s.io/api/node/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
+	storagev1 "k8s.io/api/storage/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -28,18 +34,27 @@ import (
 var servedGroups = []struct {
 	gv  schema.GroupVersion
 	add func(*runtime.Scheme) error
+	// sample is a type of the group version's API package; nil for the
+	// reviews' groups, whose types are not registered as __internal.
+	sample interface{}
 }{
-	{corev1.SchemeGroupVersion, corev1.AddToScheme},
-	{appsv1.SchemeGroupVersion, appsv1.AddToScheme},
-	{autoscalingv1.SchemeGroupVersion, autoscalingv1.AddToScheme},
-	{discoveryv1.SchemeGroupVersion, discoveryv1.AddToScheme},
-	{coordinationv1.SchemeGroupVersion, coordinationv1.AddToScheme},
-	{networkingv1.SchemeGroupVersion, networkingv1.AddToScheme},
-	{eventsv1.SchemeGroupVersion, eventsv1.AddToScheme},
-	{rbacv1.SchemeGroupVersion, rbacv1.AddToScheme},
-	{authenticationv1.SchemeGroupVersion, authenticationv1.AddToScheme},
-	{authorizationv1.SchemeGroupVersion, authorizationv1.AddToScheme},
-	{admissionregistrationv1.SchemeGroupVersion, admissionregistrationv1.AddToScheme},
+	{corev1.SchemeGroupVersion, corev1.AddToScheme, corev1.Pod{}},
+	{appsv1.SchemeGroupVersion, appsv1.AddToScheme, appsv1.Deployment{}},
+	{autoscalingv1.SchemeGroupVersion, autoscalingv1.AddToScheme, autoscalingv1.Scale{}},
+	{discoveryv1.SchemeGroupVersion, discoveryv1.AddToScheme, discoveryv1.EndpointSlice{}},
+	{coordinationv1.SchemeGroupVersion, coordinationv1.AddToScheme, coordinationv1.Lease{}},
+	{networkingv1.SchemeGroupVersion, networkingv1.AddToScheme, networkingv1.IPAddress{}},
+	{eventsv1.SchemeGroupVersion, eventsv1.AddToScheme, eventsv1.Event{}},
+	{rbacv1.SchemeGroupVersion, rbacv1.AddToScheme, rbacv1.Role{}},
+	{authenticationv1.SchemeGroupVersion, authenticationv1.AddToScheme, nil},
+	{authorizationv1.SchemeGroupVersion, authorizationv1.AddToScheme, nil},
+	{admissionregistrationv1.SchemeGroupVersion, admissionregistrationv1.AddToScheme, admissionregistrationv1.ValidatingAdmissionPolicy{}},
+	{schedulingv1.SchemeGroupVersion, schedulingv1.AddToScheme, schedulingv1.PriorityClass{}},
+	{nodev1.SchemeGroupVersion, nodev1.AddToScheme, nodev1.RuntimeClass{}},
+	{storagev1.SchemeGroupVersion, storagev1.AddToScheme, storagev1.CSINode{}},
+	{policyv1.SchemeGroupVersion, policyv1.AddToScheme, policyv1.PodDisruptionBudget{}},
+	{certificatesv1.SchemeGroupVersion, certificatesv1.AddToScheme, certificatesv1.CertificateSigningRequest{}},
+	{batchv1.SchemeGroupVersion, batchv1.AddToScheme, batchv1.Job{}},
 }
 
 // NewScheme returns the scheme the server encodes, decodes, defaults and
@@ -108,25 +123,10 @@ func isOwnType(t reflect.Type, gv schema.GroupVersion) bool {
 }
 
 func pkgPathOf(gv schema.GroupVersion) string {
-	switch gv {
-	case corev1.SchemeGroupVersion:
-		return reflect.TypeOf(corev1.Pod{}).PkgPath()
-	case appsv1.SchemeGroupVersion:
-		return reflect.TypeOf(appsv1.Deployment{}).PkgPath()
-	case autoscalingv1.SchemeGroupVersion:
-		return reflect.TypeOf(autoscalingv1.Scale{}).PkgPath()
-	case discoveryv1.SchemeGroupVersion:
-		return reflect.TypeOf(discoveryv1.EndpointSlice{}).PkgPath()
-	case coordinationv1.SchemeGroupVersion:
-		return reflect.TypeOf(coordinationv1.Lease{}).PkgPath()
-	case networkingv1.SchemeGroupVersion:
-		return reflect.TypeOf(networkingv1.IPAddress{}).PkgPath()
-	case eventsv1.SchemeGroupVersion:
-		return reflect.TypeOf(eventsv1.Event{}).PkgPath()
-	case rbacv1.SchemeGroupVersion:
-		return reflect.TypeOf(rbacv1.Role{}).PkgPath()
-	case admissionregistrationv1.SchemeGroupVersion:
-		return reflect.TypeOf(admissionregistrationv1.ValidatingAdmissionPolicy{}).PkgPath()
+	for _, g := range servedGroups {
+		if g.gv == gv && g.sample != nil {
+			return reflect.TypeOf(g.sample).PkgPath()
+		}
 	}
 	return ""
 }

@@ -4,6 +4,8 @@
 package registry
 
 import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
 	"github.com/svcplane/svcplane/internal/registry/admissionregistration/mutatingadmissionpolicy"
 	"github.com/svcplane/svcplane/internal/registry/admissionregistration/mutatingadmissionpolicybinding"
 	"github.com/svcplane/svcplane/internal/registry/admissionregistration/mutatingwebhookconfiguration"
@@ -12,6 +14,9 @@ import (
 	"github.com/svcplane/svcplane/internal/registry/admissionregistration/validatingwebhookconfiguration"
 	"github.com/svcplane/svcplane/internal/registry/apps/deployment"
 	"github.com/svcplane/svcplane/internal/registry/apps/replicaset"
+	"github.com/svcplane/svcplane/internal/registry/batch/cronjob"
+	"github.com/svcplane/svcplane/internal/registry/batch/job"
+	"github.com/svcplane/svcplane/internal/registry/certificates/certificatesigningrequest"
 	"github.com/svcplane/svcplane/internal/registry/coordination/lease"
 	"github.com/svcplane/svcplane/internal/registry/core/configmap"
 	"github.com/svcplane/svcplane/internal/registry/core/endpoints"
@@ -26,13 +31,20 @@ import (
 	"github.com/svcplane/svcplane/internal/registry/core/serviceaccount"
 	"github.com/svcplane/svcplane/internal/registry/discovery/endpointslice"
 	eventsevent "github.com/svcplane/svcplane/internal/registry/events/event"
+	"github.com/svcplane/svcplane/internal/registry/networking/ingress"
+	"github.com/svcplane/svcplane/internal/registry/networking/ingressclass"
 	"github.com/svcplane/svcplane/internal/registry/networking/ipaddress"
 	"github.com/svcplane/svcplane/internal/registry/networking/servicecidr"
+	"github.com/svcplane/svcplane/internal/registry/node/runtimeclass"
+	"github.com/svcplane/svcplane/internal/registry/policy/poddisruptionbudget"
 	"github.com/svcplane/svcplane/internal/registry/rbac/clusterrole"
 	"github.com/svcplane/svcplane/internal/registry/rbac/clusterrolebinding"
 	"github.com/svcplane/svcplane/internal/registry/rbac/role"
 	"github.com/svcplane/svcplane/internal/registry/rbac/rolebinding"
 	"github.com/svcplane/svcplane/internal/registry/resource"
+	"github.com/svcplane/svcplane/internal/registry/scheduling/priorityclass"
+	"github.com/svcplane/svcplane/internal/registry/storage/csinode"
+	"github.com/svcplane/svcplane/internal/registry/storage/storageclass"
 )
 
 // Definitions returns a fresh definition of every served resource.
@@ -50,5 +62,8 @@ func Definitions() []*resource.Definition {
 		validatingwebhookconfiguration.Definition(), mutatingwebhookconfiguration.Definition(),
 		validatingadmissionpolicy.Definition(), validatingadmissionpolicybinding.Definition(),
 		mutatingadmissionpolicy.Definition(), mutatingadmissionpolicybinding.Definition(),
+		priorityclass.Definition(), runtimeclass.Definition(), csinode.Definition(), storageclass.Definition(),
+		poddisruptionbudget.Definition(), ingress.Definition(), ingressclass.Definition(),
+		certificatesigningrequest.Definition(metav1.Now), job.Definition(), cronjob.Definition(),
 	}
 }

@@ -42,7 +42,8 @@ type corpusCase struct {
 	Name   string          `json:"name"`
 	Object json.RawMessage `json:"object"`
 	Old    json.RawMessage `json:"old,omitempty"`
-	// Subresource "status" makes the case an update of old's status.
+	// Subresource "status" makes the case an update of old's status
+	// ("approval": of a CertificateSigningRequest's approval).
 	Subresource string `json:"subresource,omitempty"`
 	// Pending, when set, is the written reason svcplane still differs
 	// from upstream on this case. The case still runs: it must still
@@ -81,6 +82,7 @@ func TestCorpusMatchesUpstream(t *testing.T) {
 			t.Fatalf("%s: unknown kind %q", file, cf.Kind)
 		}
 		k.status = upstreamStatus[cf.Kind]
+		k.approval = upstreamApproval[cf.Kind]
 		seen := map[string]bool{}
 		accepted, rejected := 0, 0
 		for _, c := range cf.Cases {
@@ -88,8 +90,8 @@ func TestCorpusMatchesUpstream(t *testing.T) {
 				t.Fatalf("%s: case %q twice", file, c.Name)
 			}
 			seen[c.Name] = true
-			if c.Subresource != "" && (c.Subresource != "status" || c.Old == nil || k.status == nil) {
-				t.Fatalf("%s: case %q: a status update needs an old object and a kind with /status", file, c.Name)
+			if c.Subresource != "" && (c.Old == nil || k.subresource(c.Subresource) == nil) {
+				t.Fatalf("%s: case %q: a subresource update needs an old object and a kind with that subresource", file, c.Name)
 			}
 			total++
 			t.Run(cf.Kind+"/"+c.Name, func(t *testing.T) {
@@ -161,8 +163,8 @@ func runUpstream(t *testing.T, k corpusKind, c corpusCase) outcome {
 		old := decode(t, k, c.Old)
 		legacyscheme.Scheme.Default(old)
 		var strategy rest.RESTUpdateStrategy = k.upstream
-		if c.Subresource == "status" {
-			strategy = k.status
+		if c.Subresource != "" {
+			strategy = k.subresource(c.Subresource)
 		}
 		err = rest.BeforeUpdate(strategy, ctx, internal, prepareSystemFields(t, toUpstreamInternal(t, k, old), k.upstream))
 	}
@@ -171,9 +173,12 @@ func runUpstream(t *testing.T, k corpusKind, c corpusCase) outcome {
 	return outcome{stored: serialize(t, fromUpstreamInternal(t, k, internal)), errs: causes(t, err)}
 }
 
+// toUpstreamInternal converts as kube-apiserver's decoder does: without a
+// copy, so maps a defaulter shared stay shared (a Job's labels defaulted
+// from its template's get the generated selector's labels too).
 func toUpstreamInternal(t *testing.T, k corpusKind, obj runtime.Object) runtime.Object {
 	t.Helper()
-	internal, err := legacyscheme.Scheme.ConvertToVersion(obj.DeepCopyObject(), k.gvk.GroupKind().WithVersion(runtime.APIVersionInternal).GroupVersion())
+	internal, err := legacyscheme.Scheme.UnsafeConvertToVersion(obj, k.gvk.GroupKind().WithVersion(runtime.APIVersionInternal).GroupVersion())
 	if err != nil {
 		t.Fatalf("upstream conversion: %v", err)
 	}
@@ -226,8 +231,11 @@ func (s ourSide) run(t *testing.T, k corpusKind, c corpusCase) outcome {
 		old := decode(t, k, c.Old)
 		s.scheme.Default(old)
 		var update rest.RESTUpdateStrategy = strategy
-		if c.Subresource == "status" {
+		switch c.Subresource {
+		case "status":
 			update = resource.NewStatusStrategy(s.scheme, def)
+		case "approval":
+			update = resource.NewSubresourceStrategy(s.scheme, def, c.Subresource)
 		}
 		err = rest.BeforeUpdate(update, ctx, obj, prepareSystemFields(t, old, strategy))
 	}

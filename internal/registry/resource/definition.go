@@ -80,6 +80,10 @@ type Definition struct {
 	// Status describes the /status subresource; nil means none. The main
 	// resource never changes status; /status never changes spec.
 	Status *StatusDefinition
+	// Subresources are further update-only subresources of the same
+	// shape, by name (certificatesigningrequests/approval); none of them
+	// changes spec.
+	Subresources map[string]*StatusDefinition
 
 	// Generation: bump metadata.generation when the spec changes (and set it
 	// to 1 on create).
@@ -95,6 +99,11 @@ type Definition struct {
 
 	// TTLSeconds, when non-zero, expires objects after that long (events).
 	TTLSeconds uint64
+
+	// OrphanByDefault makes a delete without a propagation policy orphan
+	// the dependents (upstream's batch/v1 Jobs: OrphanDependents as their
+	// DefaultGarbageCollectionPolicy).
+	OrphanByDefault bool
 
 	// CheckGracefulDelete decides whether a delete is graceful and sets
 	// options.GracePeriodSeconds (pods); nil means deletes are immediate.
@@ -126,6 +135,10 @@ type Definition struct {
 	// known field selector: only "metadata.name", "metadata.namespace"`.
 	FieldLabelNames   []string
 	FieldLabelAliases map[string]string
+	// FieldLabelError formats the refusal of another label when the kind's
+	// upstream words it otherwise (Jobs: `field label %q not supported
+	// for Job`); empty means "field label not supported: %s".
+	FieldLabelError string
 }
 
 // MetaValidation names the metadata rules of a kind.
@@ -164,6 +177,15 @@ type StatusDefinition struct {
 	PrepareForUpdate func(ctx context.Context, obj, old runtime.Object)
 	// ValidateUpdate checks a status update; nil means no extra checks.
 	ValidateUpdate func(ctx context.Context, obj, old runtime.Object) field.ErrorList
+	// Warnings, when set, are a status update's warnings (instead of the
+	// main resource's update warnings).
+	Warnings func(ctx context.Context, obj, old runtime.Object) []string
+	// NoMetaCheck: the update runs no metadata check of its own (only
+	// the generic registry's; upstream's cronjobs/status).
+	NoMetaCheck bool
+	// ResetFields are the paths server-side apply leaves to others; nil
+	// means [spec].
+	ResetFields [][]string
 }
 
 // GroupResource returns the definition's group and plural resource.

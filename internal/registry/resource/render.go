@@ -5,12 +5,15 @@ import (
 	"encoding/json"
 	"reflect"
 	"sync"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // AsInternal returns v as a value of a look-alike type without JSON tags,
 // so that an error's value renders as upstream's (whose internal types
 // have none: {"Key":"k","Effect":"NoSchedule"}). Types with their own
-// JSON form (quantities, times, int-or-strings) stay as they are.
+// JSON form (quantities, times, int-or-strings) and meta/v1's types stay
+// as they are.
 func AsInternal(v interface{}) interface{} {
 	if v == nil {
 		return nil
@@ -25,8 +28,12 @@ var (
 	untaggedTypes sync.Map // reflect.Type -> reflect.Type
 )
 
+// metaPkg is meta/v1's package path: upstream's internal types use its
+// types (LabelSelector, ObjectMeta, …) as they are, tags and all.
+var metaPkg = reflect.TypeOf(metav1.LabelSelector{}).PkgPath()
+
 func keepsOwnForm(t reflect.Type) bool {
-	return t.Implements(marshaler) || reflect.PointerTo(t).Implements(marshaler) ||
+	return t.PkgPath() == metaPkg || t.Implements(marshaler) || reflect.PointerTo(t).Implements(marshaler) ||
 		t.Implements(textMarshaler) || reflect.PointerTo(t).Implements(textMarshaler)
 }
 

@@ -43,10 +43,14 @@ func addFieldLabelConversion(scheme *runtime.Scheme, def *Definition) error {
 	for l, to := range def.FieldLabelAliases {
 		allowed[l] = to
 	}
+	format := def.FieldLabelError
+	if format == "" {
+		format = "field label not supported: %s"
+	}
 	return scheme.AddFieldLabelConversionFunc(def.GroupVersionKind(), func(label, value string) (string, string, error) {
 		if to, ok := allowed[label]; ok {
 			return to, value, nil
 		}
-		return "", "", fmt.Errorf("field label not supported: %s", label)
+		return "", "", fmt.Errorf(format, label)
 	})
 }

@@ -96,8 +96,15 @@ type StatusREST struct {
 
 // NewStatusREST returns the /status storage sharing main's etcd storage.
 func NewStatusREST(main *REST) *StatusREST {
+	return NewSubresourceREST(main, main.def.Status)
+}
+
+// NewSubresourceREST returns the storage of an update-only subresource
+// described by sd (/status, certificatesigningrequests/approval), sharing
+// main's etcd storage.
+func NewSubresourceREST(main *REST, sd *StatusDefinition) *StatusREST {
 	st := *main.Store
-	s := statusStrategy{strategy: main.Store.UpdateStrategy.(*strategy)}
+	s := statusStrategy{strategy: main.Store.UpdateStrategy.(*strategy), sd: sd}
 	st.UpdateStrategy = s
 	st.ResetFieldsStrategy = s
 	st.CreateStrategy = nil

@@ -115,42 +115,75 @@ func (s *strategy) CheckGracefulDelete(ctx context.Context, obj runtime.Object, 
 	}
 	return s.def.CheckGracefulDelete(ctx, obj, options)
 }
+
+// DefaultGarbageCollectionPolicy implements
+// rest.GarbageCollectionDeleteStrategy (DeleteDependents is what the
+// generic store does for a strategy without one).
+func (s *strategy) DefaultGarbageCollectionPolicy(ctx context.Context) rest.GarbageCollectionPolicy {
+	if s.def.OrphanByDefault {
+		return rest.OrphanDependents
+	}
+	return rest.DeleteDependents
+}
+
 func (s *strategy) AllowCreateOnUpdate() bool      { return s.def.AllowCreateOnUpdate }
 func (s *strategy) AllowUnconditionalUpdate() bool { return !s.def.DisallowUnconditionalUpdate }
 func (s *strategy) GetResetFields() map[fieldpath.APIVersion]*fieldpath.Set {
 	if s.def.Status == nil {
 		return nil
 	}
-	return resetFields(s.def, "status")
+	return resetFields(s.def, []string{"status"})
 }
 
 // statusStrategy is the strategy of the /status subresource: the spec and
 // the rest of the object stay as stored, only status (and metadata) change.
-type statusStrategy struct{ *strategy }
+type statusStrategy struct {
+	*strategy
+	sd *StatusDefinition
+}
 
 func (s statusStrategy) PrepareForUpdate(ctx context.Context, obj, old runtime.Object) {
 	copyField(obj, old, "Spec")
-	if sd := s.def.Status; sd != nil && sd.PrepareForUpdate != nil {
+	if sd := s.sd; sd != nil && sd.PrepareForUpdate != nil {
 		sd.PrepareForUpdate(ctx, obj, old)
 	}
 }
 
 func (s statusStrategy) ValidateUpdate(ctx context.Context, obj, old runtime.Object) field.ErrorList {
-	errs := s.validateMetaUpdate(obj, old)
-	if sd := s.def.Status; sd != nil && sd.ValidateUpdate != nil {
+	var errs field.ErrorList
+	if s.sd == nil || !s.sd.NoMetaCheck {
+		errs = s.validateMetaUpdate(obj, old)
+	}
+	if sd := s.sd; sd != nil && sd.ValidateUpdate != nil {
 		errs = append(errs, sd.ValidateUpdate(ctx, obj, old)...)
 	}
 	return errs
 }
 
-func (s statusStrategy) GetResetFields() map[fieldpath.APIVersion]*fieldpath.Set {
-	return resetFields(s.def, "spec")
+func (s statusStrategy) WarningsOnUpdate(ctx context.Context, obj, old runtime.Object) []string {
+	if sd := s.sd; sd != nil && sd.Warnings != nil {
+		return sd.Warnings(ctx, obj, old)
+	}
+	return s.strategy.WarningsOnUpdate(ctx, obj, old)
 }
 
-func resetFields(def *Definition, name string) map[fieldpath.APIVersion]*fieldpath.Set {
-	return map[fieldpath.APIVersion]*fieldpath.Set{
-		fieldpath.APIVersion(def.GroupVersion.String()): fieldpath.NewSet(fieldpath.MakePathOrDie(name)),
+func (s statusStrategy) GetResetFields() map[fieldpath.APIVersion]*fieldpath.Set {
+	if s.sd != nil && len(s.sd.ResetFields) > 0 {
+		return resetFields(s.def, s.sd.ResetFields...)
 	}
+	return resetFields(s.def, []string{"spec"})
+}
+
+func resetFields(def *Definition, paths ...[]string) map[fieldpath.APIVersion]*fieldpath.Set {
+	set := fieldpath.NewSet()
+	for _, p := range paths {
+		parts := make([]interface{}, len(p))
+		for i, name := range p {
+			parts[i] = name
+		}
+		set.Insert(fieldpath.MakePathOrDie(parts...))
+	}
+	return map[fieldpath.APIVersion]*fieldpath.Set{fieldpath.APIVersion(def.GroupVersion.String()): set}
 }
 
 // copyField sets obj.<name> = old.<name> when both objects have that field.
@@ -203,5 +236,15 @@ func NewStatusStrategy(typer runtime.ObjectTyper, def *Definition) rest.RESTUpda
 	if def.Status == nil {
 		return nil
 	}
-	return statusStrategy{newStrategy(typer, def)}
+	return statusStrategy{newStrategy(typer, def), def.Status}
+}
+
+// NewSubresourceStrategy returns the update strategy of def's
+// subresource name (for the drift guard); nil when def has none.
+func NewSubresourceStrategy(typer runtime.ObjectTyper, def *Definition, name string) rest.RESTUpdateStrategy {
+	sd := def.Subresources[name]
+	if sd == nil {
+		return nil
+	}
+	return statusStrategy{newStrategy(typer, def), sd}
 }

@@ -41,7 +41,7 @@ func TestStrategyStatusSplitAndGeneration(t *testing.T) {
 	if upd.Generation != 2 {
 		t.Fatalf("spec update: generation=%d, want 2", upd.Generation)
 	}
-	st := statusStrategy{s}
+	st := statusStrategy{s, s.def.Status}
 	su := old.DeepCopy()
 	su.Spec.Replicas = replicas(50)
 	su.Status.Replicas = 5

@@ -121,3 +121,19 @@ func intOrPercentValue(v intstr.IntOrString) int {
 	}
 	return v.IntValue()
 }
+
+// ValidatePositiveIntOrPercent checks a count or a percentage as
+// upstream's apps ValidatePositiveIntOrPercent (PodDisruptionBudgets use
+// it too).
+func ValidatePositiveIntOrPercent(v intstr.IntOrString, fld *field.Path) field.ErrorList {
+	return validatePositiveIntOrPercent(v, fld)
+}
+
+// IsNotMoreThan100Percent refuses a percentage above 100% (upstream's
+// apps IsNotMoreThan100Percent).
+func IsNotMoreThan100Percent(v intstr.IntOrString, fld *field.Path) field.ErrorList {
+	if n, ok := percentValue(v); ok && n > 100 {
+		return field.ErrorList{field.Invalid(fld, v, "must not be greater than 100%")}
+	}
+	return nil
+}

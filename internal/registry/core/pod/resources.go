@@ -169,3 +169,10 @@ func validateHugePageValue(name corev1.ResourceName, q resource.Quantity, fld *f
 	}
 	return nil
 }
+
+// ValidateContainerResourceRequirements checks requests and limits with
+// the container resource names (upstream's
+// ValidateContainerResourceRequirements; RuntimeClass overhead uses it).
+func ValidateContainerResourceRequirements(r *corev1.ResourceRequirements, fld *field.Path) field.ErrorList {
+	return validateResourceRequirements(r, validateContainerResourceName, fld)
+}

@@ -291,3 +291,9 @@ func validateTaintEffect(e corev1.TaintEffect, fld *field.Path) field.ErrorList 
 	return field.ErrorList{field.NotSupported(fld, e,
 		[]corev1.TaintEffect{corev1.TaintEffectNoSchedule, corev1.TaintEffectPreferNoSchedule, corev1.TaintEffectNoExecute})}
 }
+
+// ValidateTolerations checks tolerations as upstream's
+// ValidateTolerations (RuntimeClass scheduling uses it).
+func ValidateTolerations(ts []corev1.Toleration, fld *field.Path) field.ErrorList {
+	return validateTolerations(ts, fld)
+}
