@@ -58,10 +58,9 @@ func newAPIExtensions(config *genericapiserver.RecommendedConfig, etcdOpts *gene
 				config.LoopbackClientConfig, config.TracerProvider),
 		},
 	}
+	// apiextensions turns the /apis handler off: the aggregator in front
+	// serves /apis (from the APIServices).
 	completed := c.Complete()
-	// apiextensions turns the /apis handler off because kube-apiserver's
-	// aggregator serves /apis; here this server is the only one.
-	completed.GenericConfig.EnableDiscovery = true
 	// As kube-apiserver: what no handler serves is a 404 Status (503 while
 	// the CRDs are not yet known, so a client retries rather than giving up).
 	notFound := notfoundhandler.New(config.Serializer, genericapifilters.NoMuxAndDiscoveryIncompleteKey)
