@@ -92,7 +92,7 @@ func addAutoRegistration(agg *aggregatorapiserver.APIAggregator, completed aggre
 	autoRegistration := autoregister.NewAutoRegisterController(apiServices, client)
 	priorities := APIVersionPriorities()
 	local := localAPIServices(delegate.ListedPaths(), autoRegistration, priorities)
-	crdRegistration, err := newCRDRegistration(crds, autoRegistration)
+	CRDRegistration, err := NewCRDRegistration(crds, autoRegistration)
 	if err != nil {
 		return err
 	}
@@ -102,12 +102,12 @@ func addAutoRegistration(agg *aggregatorapiserver.APIAggregator, completed aggre
 		}
 	}
 	err = agg.GenericAPIServer.AddPostStartHook("kube-apiserver-autoregistration", func(hc genericapiserver.PostStartHookContext) error {
-		go crdRegistration.Run(5, hc.Done())
+		go CRDRegistration.Run(5, hc.Done())
 		go func() {
 			// The CRDs' APIServices first: the autoregister controller's
 			// first pass deletes auto-managed APIServices it does not know.
 			klog.V(2).Info("waiting for initial CRD sync...")
-			crdRegistration.WaitForInitialSync()
+			CRDRegistration.WaitForInitialSync()
 			autoRegistration.Run(5, hc.Done())
 		}()
 		return nil

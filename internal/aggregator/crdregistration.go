@@ -25,27 +25,28 @@ const (
 	crdVersionPriority = 100
 )
 
-// apiServiceRegistration is what the CRD controller asks of the
+// APIServiceRegistration is what the CRD controller asks of the
 // autoregister controller (k8s.io/kube-aggregator's).
-type apiServiceRegistration interface {
+type APIServiceRegistration interface {
 	AddAPIServiceToSync(in *apiregistrationv1.APIService)
 	RemoveAPIServiceToSync(name string)
 }
 
-// crdRegistration keeps an APIService for every group version some CRD
-// serves, as kube-apiserver's crdRegistrationController (which lives in
+// CRDRegistration keeps an APIService for every group version some CRD
+// serves (test/drift runs it beside upstream's on the same CRDs), as kube-apiserver's crdRegistrationController (which lives in
 // k8s.io/kubernetes): queued by group version, each sync looks at every
 // CRD of the group.
-type crdRegistration struct {
+type CRDRegistration struct {
 	lister       crdlisters.CustomResourceDefinitionLister
 	synced       cache.InformerSynced
-	registration apiServiceRegistration
+	registration APIServiceRegistration
 	queue        workqueue.TypedRateLimitingInterface[schema.GroupVersion]
 	initial      chan struct{}
 }
 
-func newCRDRegistration(informer crdinformers.CustomResourceDefinitionInformer, r apiServiceRegistration) (*crdRegistration, error) {
-	c := &crdRegistration{
+// NewCRDRegistration registers with informer; Run starts the work.
+func NewCRDRegistration(informer crdinformers.CustomResourceDefinitionInformer, r APIServiceRegistration) (*CRDRegistration, error) {
+	c := &CRDRegistration{
 		lister:       informer.Lister(),
 		synced:       informer.Informer().HasSynced,
 		registration: r,
@@ -63,7 +64,7 @@ func newCRDRegistration(informer crdinformers.CustomResourceDefinitionInformer, 
 	return c, err
 }
 
-func (c *crdRegistration) enqueue(obj interface{}) {
+func (c *CRDRegistration) enqueue(obj interface{}) {
 	if tomb, ok := obj.(cache.DeletedFinalStateUnknown); ok {
 		obj = tomb.Obj
 	}
@@ -79,7 +80,7 @@ func (c *crdRegistration) enqueue(obj interface{}) {
 // Run syncs every group version of the CRDs the informer first lists
 // (then WaitForInitialSync returns), then follows changes with workers
 // until stop closes.
-func (c *crdRegistration) Run(workers int, stop <-chan struct{}) {
+func (c *CRDRegistration) Run(workers int, stop <-chan struct{}) {
 	defer utilruntime.HandleCrash()
 	defer c.queue.ShutDown()
 	if !cache.WaitForNamedCacheSync("crd-autoregister", stop, c.synced) {
@@ -104,14 +105,14 @@ func (c *crdRegistration) Run(workers int, stop <-chan struct{}) {
 }
 
 // WaitForInitialSync blocks until Run has registered the first list.
-func (c *crdRegistration) WaitForInitialSync() { <-c.initial }
+func (c *CRDRegistration) WaitForInitialSync() { <-c.initial }
 
-func (c *crdRegistration) worker() {
+func (c *CRDRegistration) worker() {
 	for c.processNextWorkItem() {
 	}
 }
 
-func (c *crdRegistration) processNextWorkItem() bool {
+func (c *CRDRegistration) processNextWorkItem() bool {
 	gv, quit := c.queue.Get()
 	if quit {
 		return false
@@ -127,7 +128,7 @@ func (c *crdRegistration) processNextWorkItem() bool {
 }
 
 // sync registers gv's APIService while some CRD serves gv, else removes it.
-func (c *crdRegistration) sync(gv schema.GroupVersion) error {
+func (c *CRDRegistration) sync(gv schema.GroupVersion) error {
 	name := gv.Version + "." + gv.Group
 	crds, err := c.lister.List(labels.Everything())
 	if err != nil {

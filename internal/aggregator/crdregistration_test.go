@@ -78,7 +78,7 @@ func TestCRDRegistrationSync(t *testing.T) {
 			for k, v := range tc.before {
 				reg[k] = v
 			}
-			c := &crdRegistration{lister: crdlisters.NewCustomResourceDefinitionLister(indexer), registration: reg}
+			c := &CRDRegistration{lister: crdlisters.NewCustomResourceDefinitionLister(indexer), registration: reg}
 			for _, gv := range tc.sync {
 				if err := c.sync(gv); err != nil {
 					t.Fatal(err)
