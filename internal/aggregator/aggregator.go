@@ -17,6 +17,7 @@ import (
 	aggregatorscheme "k8s.io/kube-aggregator/pkg/apiserver/scheme"
 	apiregistrationclient "k8s.io/kube-aggregator/pkg/client/clientset_generated/clientset/typed/apiregistration/v1"
 	"k8s.io/kube-aggregator/pkg/controllers/autoregister"
+	aggregatoropenapi "k8s.io/kube-aggregator/pkg/generated/openapi"
 )
 
 // Config is what the aggregator takes from the core server.
@@ -59,6 +60,7 @@ func New(c Config, delegate genericapiserver.DelegationTarget) (*aggregatorapise
 	generic.RESTOptionsGetter = etcd.CreateRESTOptionsGetter(
 		&genericoptions.SimpleStorageFactory{StorageConfig: etcd.StorageConfig}, generic.ResourceTransformers)
 	generic.MergedResourceConfig = aggregatorapiserver.DefaultAPIResourceConfigSource()
+	ownOpenAPI(&generic)
 
 	config := &aggregatorapiserver.Config{
 		GenericConfig: &genericapiserver.RecommendedConfig{Config: generic, SharedInformerFactory: c.Informers},
@@ -77,6 +79,26 @@ func New(c Config, delegate genericapiserver.DelegationTarget) (*aggregatorapise
 		return nil, err
 	}
 	return agg, nil
+}
+
+// ownOpenAPI gives the aggregator's server OpenAPI configurations of its
+// own: the same namer and info, but only kube-aggregator's definitions
+// (APIService and the meta types), which are all its own documents and
+// managed-fields models refer to. kube-apiserver hands it every built-in
+// definition; building that map again for one group costs memory at
+// start for the same output (the delegate's definitions come in through
+// its downloaded documents).
+func ownOpenAPI(c *genericapiserver.Config) {
+	if c.OpenAPIConfig != nil {
+		v2 := *c.OpenAPIConfig
+		v2.GetDefinitions = aggregatoropenapi.GetOpenAPIDefinitions
+		c.OpenAPIConfig = &v2
+	}
+	if c.OpenAPIV3Config != nil {
+		v3 := *c.OpenAPIV3Config
+		v3.GetDefinitions = aggregatoropenapi.GetOpenAPIDefinitions
+		c.OpenAPIV3Config = &v3
+	}
 }
 
 // addAutoRegistration wires the autoregister controller (local
