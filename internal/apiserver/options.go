@@ -50,10 +50,10 @@ type Options struct {
 	// while the data dir's filesystem has less free (0: never).
 	DataDirMinFreeMiB int
 
-	// EnableAggregatorRouting (kube-apiserver's flag): webhooks given by
-	// a service reference are called at a ready endpoint of the Service
-	// instead of its ClusterIP (which only a service proxy on this host
-	// makes reachable).
+	// EnableAggregatorRouting (kube-apiserver's flag): APIServices and
+	// webhooks given by a service reference are called at a ready
+	// endpoint of the Service instead of its ClusterIP (which only a
+	// service proxy on this host makes reachable).
 	EnableAggregatorRouting bool
 	// EnableAdmissionPlugins and DisableAdmissionPlugins are
 	// kube-apiserver's flags over svcplane's plugins (all on by default).
@@ -149,7 +149,7 @@ func (o *Options) AddFlags(fss *cliflag.NamedFlagSets) {
 	fss.FlagSet("authentication").BoolVar(&o.AnonymousAuth, "anonymous-auth", o.AnonymousAuth, "Enables anonymous requests to the secure port of the API server. Requests that are not rejected by another authentication method are treated as anonymous requests. Anonymous requests have a username of system:anonymous, and a group name of system:unauthenticated.")
 	fss.FlagSet("authentication").StringVar(&o.TokenAuthFile, "token-auth-file", o.TokenAuthFile, "If set, the file that will be used to secure the secure port of the API server via token authentication.")
 	fss.FlagSet("authorization").StringSliceVar(&o.AuthorizationModes, "authorization-mode", o.AuthorizationModes, "Ordered list of plug-ins to do authorization on secure port. Elements of this list may be: "+strings.Join(authorizationModes, ", ")+". (svcplane's default is kubeadm's Node,RBAC; members of system:masters are always allowed.)")
-	fss.FlagSet("generic").BoolVar(&o.EnableAggregatorRouting, "enable-aggregator-routing", o.EnableAggregatorRouting, "Turns on aggregator routing requests to endpoints IP rather than cluster IP. (svcplane: the admission webhooks given by a service reference; up with --proxy-mode none turns it on.)")
+	fss.FlagSet("generic").BoolVar(&o.EnableAggregatorRouting, "enable-aggregator-routing", o.EnableAggregatorRouting, "Turns on aggregator routing requests to endpoints IP rather than cluster IP. (svcplane: APIServices, admission and CRD conversion webhooks given by a service reference; up with --proxy-mode none turns it on.)")
 	o.addAdmissionFlags(fss)
 	o.addServiceAccountFlags(fss)
 	o.addStorageSecurityFlags(fss)

@@ -120,7 +120,8 @@ func TestAggregatorLocalAPIServices(t *testing.T) {
 // the requestheader CA published in extension-apiserver-authentication)
 // and the caller's user in X-Remote-User, and shows in discovery. One
 // naming a missing Service is Available=False, ServiceNotFound; one whose
-// ClusterIP Service has no EndpointSlices, EndpointsNotFound.
+// ClusterIP Service has no EndpointSlices, EndpointsNotFound. The
+// server's OpenAPI v2 merges wardle's, and its v3 is proxied.
 func TestAggregatorRemoteAPIService(t *testing.T) {
 	skipShort(t)
 	c := server.Client
@@ -183,6 +184,30 @@ func TestAggregatorRemoteAPIService(t *testing.T) {
 	testutil.Eventually(t, 30*time.Second, "wardle.example.com in aggregated and legacy discovery", func() bool {
 		return inAggregatedDiscovery(t, flunders) && inLegacyGroupList(t, flunders.GroupVersion())
 	})
+	// Its OpenAPI: v2 merged into the server's document, v3 proxied.
+	testutil.EventuallyErr(t, 60*time.Second, "wardle's OpenAPI v2 and v3 through the aggregator", func() error {
+		var v2 struct {
+			Definitions map[string]any `json:"definitions"`
+		}
+		raw, err := server.Client.Discovery().RESTClient().Get().AbsPath("/openapi/v2").DoRaw(ctx)
+		if err != nil {
+			return err
+		}
+		if err := json.Unmarshal(raw, &v2); err != nil {
+			return err
+		}
+		if v2.Definitions["com.example.wardle.v1alpha1.FlunderList"] == nil || v2.Definitions["io.k8s.api.apps.v1.Deployment"] == nil {
+			return fmt.Errorf("/openapi/v2 lacks wardle's FlunderList or apps' Deployment")
+		}
+		raw, err = server.Client.Discovery().RESTClient().Get().AbsPath("/openapi/v3/apis/wardle.example.com/v1alpha1").DoRaw(ctx)
+		if err != nil {
+			return err
+		}
+		if !strings.Contains(string(raw), "com.example.wardle.v1alpha1.Flunder") {
+			return fmt.Errorf("/openapi/v3/apis/wardle.example.com/v1alpha1: %.200s", raw)
+		}
+		return nil
+	})
 	// Unavailable groups answer 503, as kube-apiserver.
 	err := server.Client.Discovery().RESTClient().Get().AbsPath("/apis/missing.example.com/v1alpha1").Do(ctx).Error()
 	if !apierrors.IsServiceUnavailable(err) {
@@ -192,7 +217,8 @@ func TestAggregatorRemoteAPIService(t *testing.T) {
 
 // wardleServer is a tiny aggregated API server on loopback: group
 // wardle.example.com/v1alpha1 with one resource, flunders, whose list
-// holds one flunder named for the user the front proxy asserts. It
+// holds one flunder named for the user the front proxy asserts, and
+// OpenAPI v2 and v3 documents naming its kinds. It
 // accepts only clients whose certificate the request-header CA signed.
 type wardleServer struct {
 	port     int
@@ -248,6 +274,19 @@ func (w *wardleServer) serve(rw http.ResponseWriter, r *http.Request) {
 	case p == "/apis/"+gv:
 		body = metav1.APIResourceList{TypeMeta: metav1.TypeMeta{Kind: "APIResourceList", APIVersion: "v1"}, GroupVersion: gv,
 			APIResources: []metav1.APIResource{{Name: "flunders", Namespaced: true, Kind: "Flunder", Verbs: []string{"get", "list"}}}}
+	case p == "/openapi/v2":
+		body = map[string]any{"swagger": "2.0", "info": map[string]any{"title": "wardle", "version": "v1alpha1"},
+			"paths": map[string]any{"/apis/" + gv + "/namespaces/{namespace}/flunders": map[string]any{"get": map[string]any{
+				"operationId": "listWardleFlunders", "responses": map[string]any{"200": map[string]any{
+					"description": "OK", "schema": map[string]any{"$ref": "#/definitions/com.example.wardle.v1alpha1.FlunderList"}}}}}},
+			"definitions": map[string]any{"com.example.wardle.v1alpha1.FlunderList": map[string]any{"type": "object"}}}
+	case p == "/openapi/v3":
+		body = map[string]any{"paths": map[string]any{"apis/" + gv: map[string]any{
+			"serverRelativeURL": "/openapi/v3/apis/" + gv + "?hash=1"}}}
+	case p == "/openapi/v3/apis/"+gv:
+		body = map[string]any{"openapi": "3.0.0", "info": map[string]any{"title": "wardle", "version": "v1alpha1"},
+			"paths":      map[string]any{},
+			"components": map[string]any{"schemas": map[string]any{"com.example.wardle.v1alpha1.Flunder": map[string]any{"type": "object"}}}}
 	case strings.HasPrefix(p, "/apis/"+gv+"/namespaces/") && strings.HasSuffix(p, "/flunders"):
 		body = map[string]any{"apiVersion": gv, "kind": "FlunderList", "metadata": map[string]any{},
 			"items": []any{map[string]any{"apiVersion": gv, "kind": "Flunder",
