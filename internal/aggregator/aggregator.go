@@ -85,9 +85,9 @@ func New(c Config, delegate genericapiserver.DelegationTarget) (*aggregatorapise
 // own: the same namer and info, but only kube-aggregator's definitions
 // (APIService and the meta types), which are all its own documents and
 // managed-fields models refer to. kube-apiserver hands it every built-in
-// definition; building that map again for one group costs memory at
-// start for the same output (the delegate's definitions come in through
-// its downloaded documents).
+// definition; building that map again for one group is start-up work
+// for the same output (the delegate's definitions come in through its
+// downloaded documents).
 func ownOpenAPI(c *genericapiserver.Config) {
 	if c.OpenAPIConfig != nil {
 		v2 := *c.OpenAPIConfig
