@@ -14,15 +14,14 @@ import (
 	"k8s.io/apiserver/pkg/util/webhook"
 )
 
-// newAPIExtensions builds the one generic server svcplane runs: k8s.io/
+// newAPIExtensions builds the server behind the aggregator: k8s.io/
 // apiextensions-apiserver's (CustomResourceDefinitions, the custom
 // resource handler and its controllers) on config, into which build then
 // installs svcplane's own groups. kube-apiserver chains three servers
-// (aggregator → core → apiextensions) and its aggregator merges their
-// discovery and OpenAPI; svcplane has no aggregator, so it serves
-// everything from one server: /api, /apis (legacy and aggregated),
-// /openapi/v2 and /openapi/v3 each come from one document that the
-// apiextensions controllers extend with every CRD.
+// (aggregator → core → apiextensions); svcplane chains two (aggregator →
+// this one), so /api and the groups' OpenAPI come from one document that
+// the apiextensions controllers extend with every CRD, and the
+// aggregator in front serves /apis and merges OpenAPI.
 //
 // etcdOpts are the core's etcd options (endpoints, TLS, prefix); the
 // CustomResourceDefinitions are stored as kube-apiserver stores them
@@ -58,10 +57,9 @@ func newAPIExtensions(config *genericapiserver.RecommendedConfig, etcdOpts *gene
 				config.LoopbackClientConfig, config.TracerProvider),
 		},
 	}
+	// apiextensions turns the /apis handler off: the aggregator in front
+	// serves /apis (from the APIServices).
 	completed := c.Complete()
-	// apiextensions turns the /apis handler off because kube-apiserver's
-	// aggregator serves /apis; here this server is the only one.
-	completed.GenericConfig.EnableDiscovery = true
 	// As kube-apiserver: what no handler serves is a 404 Status (503 while
 	// the CRDs are not yet known, so a client retries rather than giving up).
 	notFound := notfoundhandler.New(config.Serializer, genericapifilters.NoMuxAndDiscoveryIncompleteKey)

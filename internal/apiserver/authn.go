@@ -2,6 +2,7 @@ package apiserver
 
 import (
 	"k8s.io/apiserver/pkg/authentication/authenticator"
+	"k8s.io/apiserver/pkg/authentication/authenticatorfactory"
 	"k8s.io/apiserver/pkg/authentication/group"
 	anonymousauth "k8s.io/apiserver/pkg/authentication/request/anonymous"
 	"k8s.io/apiserver/pkg/authentication/request/bearertoken"
@@ -19,11 +20,16 @@ import (
 // system:anonymous in system:unauthenticated; bad credentials are 401
 // either way. serviceAccounts (nil: none) authenticates ServiceAccount
 // tokens; the token file's tokens are good for every one of apiAudiences,
-// as kube-apiserver's audience-agnostic authenticators.
-func newAuthenticator(clientCA dynamiccertificates.CAContentProvider, tokenFile string, anonymous bool, serviceAccounts authenticator.Token, apiAudiences authenticator.Audiences) (authenticator.Request, error) {
-	auths := []authenticator.Request{
-		newCachedCertAuthenticator(x509request.NewDynamic(clientCA.VerifyOptions, x509request.CommonNameUserConversion), clientCA),
+// as kube-apiserver's audience-agnostic authenticators. requestHeader
+// (nil: none) trusts the X-Remote-* headers of a front proxy
+// (--requestheader-*), ahead of the rest as upstream.
+func newAuthenticator(clientCA dynamiccertificates.CAContentProvider, requestHeader *authenticatorfactory.RequestHeaderConfig, tokenFile string, anonymous bool, serviceAccounts authenticator.Token, apiAudiences authenticator.Audiences) (authenticator.Request, error) {
+	var auths []authenticator.Request
+	if requestHeader != nil {
+		// First, as kube-apiserver: a front proxy's request is its user's.
+		auths = append(auths, authenticator.WrapAudienceAgnosticRequest(apiAudiences, requestHeaderAuthenticator(requestHeader)))
 	}
+	auths = append(auths, newCachedCertAuthenticator(x509request.NewDynamic(clientCA.VerifyOptions, x509request.CommonNameUserConversion), clientCA))
 	if tokenFile != "" {
 		tokens, err := tokenfile.NewCSV(tokenFile)
 		if err != nil {

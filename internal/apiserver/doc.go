@@ -17,8 +17,10 @@
 // webhook service resolver of --enable-aggregator-routing), the RBAC API's escalation guard, the review resources, upstream's RBAC
 // bootstrap policy (the rbac/bootstrap-roles hook), OpenAPI wiring,
 // CustomResourceDefinitions (k8s.io/apiextensions-apiserver's generic
-// server is the one server, svcplane's groups are installed into it, so
-// discovery and OpenAPI are one document each with every CRD), the
+// server, svcplane's groups installed into it, is the delegate of the
+// aggregator, internal/aggregator, which serves APIServices and /apis),
+// the front proxy's request-header authentication and the
+// extension-apiserver-authentication ConfigMap, the
 // list of served resources, the Service IP and port allocators, and the loops
 // kube-apiserver runs itself as post-start hooks: the system namespaces, the
 // default ServiceCIDR, the allocation repair loops and the `kubernetes`

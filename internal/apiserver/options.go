@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/spf13/pflag"
+	genericoptions "k8s.io/apiserver/pkg/server/options"
 	cliflag "k8s.io/component-base/cli/flag"
 
 	"github.com/svcplane/svcplane/internal/allocator/ipallocator"
@@ -49,10 +50,10 @@ type Options struct {
 	// while the data dir's filesystem has less free (0: never).
 	DataDirMinFreeMiB int
 
-	// EnableAggregatorRouting (kube-apiserver's flag): webhooks given by
-	// a service reference are called at a ready endpoint of the Service
-	// instead of its ClusterIP (which only a service proxy on this host
-	// makes reachable).
+	// EnableAggregatorRouting (kube-apiserver's flag): APIServices and
+	// webhooks given by a service reference are called at a ready
+	// endpoint of the Service instead of its ClusterIP (which only a
+	// service proxy on this host makes reachable).
 	EnableAggregatorRouting bool
 	// EnableAdmissionPlugins and DisableAdmissionPlugins are
 	// kube-apiserver's flags over svcplane's plugins (all on by default).
@@ -76,6 +77,16 @@ type Options struct {
 	// Kubelet: how pods/log, exec, attach, portforward and nodes/proxy
 	// reach kubelets (kube-apiserver's --kubelet-* flags).
 	Kubelet kubeletclient.Config
+
+	// RequestHeader (kube-apiserver's --requestheader-* flags): who may
+	// assert a user in X-Remote-* headers (a front proxy presenting a
+	// certificate of that CA with an allowed name). ProxyClientCertFile
+	// and ProxyClientKeyFile: the certificate the aggregator presents to
+	// remote APIServices. With none of them given, svcplane makes
+	// kubeadm's front-proxy-ca and front-proxy-client in the PKI dir and
+	// kubeadm's header names.
+	RequestHeader                           genericoptions.RequestHeaderAuthenticationOptions
+	ProxyClientCertFile, ProxyClientKeyFile string
 }
 
 // Service IP allocator modes.
@@ -138,11 +149,15 @@ func (o *Options) AddFlags(fss *cliflag.NamedFlagSets) {
 	fss.FlagSet("authentication").BoolVar(&o.AnonymousAuth, "anonymous-auth", o.AnonymousAuth, "Enables anonymous requests to the secure port of the API server. Requests that are not rejected by another authentication method are treated as anonymous requests. Anonymous requests have a username of system:anonymous, and a group name of system:unauthenticated.")
 	fss.FlagSet("authentication").StringVar(&o.TokenAuthFile, "token-auth-file", o.TokenAuthFile, "If set, the file that will be used to secure the secure port of the API server via token authentication.")
 	fss.FlagSet("authorization").StringSliceVar(&o.AuthorizationModes, "authorization-mode", o.AuthorizationModes, "Ordered list of plug-ins to do authorization on secure port. Elements of this list may be: "+strings.Join(authorizationModes, ", ")+". (svcplane's default is kubeadm's Node,RBAC; members of system:masters are always allowed.)")
-	fss.FlagSet("generic").BoolVar(&o.EnableAggregatorRouting, "enable-aggregator-routing", o.EnableAggregatorRouting, "Turns on aggregator routing requests to endpoints IP rather than cluster IP. (svcplane: the admission webhooks given by a service reference; up with --proxy-mode none turns it on.)")
+	fss.FlagSet("generic").BoolVar(&o.EnableAggregatorRouting, "enable-aggregator-routing", o.EnableAggregatorRouting, "Turns on aggregator routing requests to endpoints IP rather than cluster IP. (svcplane: APIServices, admission and CRD conversion webhooks given by a service reference; up with --proxy-mode none turns it on.)")
 	o.addAdmissionFlags(fss)
 	o.addServiceAccountFlags(fss)
 	o.addStorageSecurityFlags(fss)
 	o.addKubeletFlags(fss.FlagSet("generic"))
+	o.RequestHeader.AddFlags(fss.FlagSet("authentication"))
+	fs = fss.FlagSet("authentication")
+	fs.StringVar(&o.ProxyClientCertFile, "proxy-client-cert-file", o.ProxyClientCertFile, "Client certificate used to prove the identity of the aggregator or kube-apiserver when it must call out during a request. This includes proxying requests to a user api-server and calling out to webhook admission plugins. It is expected that this cert includes a signature from the CA in the --requestheader-client-ca-file flag. That CA is published in the 'extension-apiserver-authentication' configmap in the kube-system namespace. Components receiving calls from kube-aggregator should use that CA to perform their half of the mutual TLS verification. (svcplane: none of the proxy and requestheader flags makes kubeadm's front-proxy-client and front-proxy-ca in <data-dir>/pki.)")
+	fs.StringVar(&o.ProxyClientKeyFile, "proxy-client-key-file", o.ProxyClientKeyFile, "Private key for the client certificate used to prove the identity of the aggregator or kube-apiserver when it must call out during a request. This includes proxying requests to a user api-server and calling out to webhook admission plugins.")
 }
 
 // addKubeletFlags registers kube-apiserver's kubelet client flags.
@@ -217,6 +232,10 @@ func (o *Options) Validate() error {
 	errs = append(errs, o.validateServiceAccounts()...)
 	errs = append(errs, o.validateStorageSecurity()...)
 	errs = append(errs, o.validateAdmission()...)
+	errs = append(errs, o.RequestHeader.Validate()...)
+	if (o.ProxyClientCertFile == "") != (o.ProxyClientKeyFile == "") {
+		errs = append(errs, fmt.Errorf("--proxy-client-cert-file and --proxy-client-key-file must be given together"))
+	}
 	if len(errs) == 0 {
 		return nil
 	}

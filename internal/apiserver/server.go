@@ -17,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
 	utilnet "k8s.io/apimachinery/pkg/util/net"
+	"k8s.io/apiserver/pkg/endpoints/discovery/aggregated"
 	openapinamer "k8s.io/apiserver/pkg/endpoints/openapi"
 	"k8s.io/apiserver/pkg/registry/rest"
 	genericapiserver "k8s.io/apiserver/pkg/server"
@@ -29,9 +30,13 @@ import (
 	"k8s.io/client-go/kubernetes"
 	restclient "k8s.io/client-go/rest"
 	"k8s.io/klog/v2"
+	aggregatorapiserver "k8s.io/kube-aggregator/pkg/apiserver"
+	aggregatorscheme "k8s.io/kube-aggregator/pkg/apiserver/scheme"
+	aggregatoropenapi "k8s.io/kube-aggregator/pkg/generated/openapi"
 	"k8s.io/kube-openapi/pkg/common"
 	"k8s.io/utils/clock"
 
+	"github.com/svcplane/svcplane/internal/aggregator"
 	"github.com/svcplane/svcplane/internal/apiserver/openapi"
 	"github.com/svcplane/svcplane/internal/auth/bootstrappolicy"
 	"github.com/svcplane/svcplane/internal/datadir"
@@ -71,13 +76,19 @@ type Server struct {
 	// controller fills Secrets with it).
 	ServiceAccountKey crypto.PrivateKey
 
-	generic *genericapiserver.GenericAPIServer
+	// generic is the front server (the aggregator's), whose hooks run
+	// the whole chain's; aggregator prepares and runs it.
+	generic    *genericapiserver.GenericAPIServer
+	aggregator *aggregatorapiserver.APIAggregator
 	// stopEvents shuts down the repair loops' event broadcaster.
 	stopEvents func()
 	etcd       *etcd.Embedded
 	ca         *pki.CA
 	clientCA   dynamiccertificates.CAContentProvider
-	lock       *datadir.Lock
+	// proxyClientCert/Key: the front-proxy client certificate the
+	// aggregator presents to remote APIServices.
+	proxyClientCert, proxyClientKey string
+	lock                            *datadir.Lock
 }
 
 // New prepares a server: it starts the embedded etcd when no
@@ -162,7 +173,7 @@ func (s *Server) build(o *Options, endpoints []string) error {
 	}
 	s.ServiceAccountKey = saTokens.key
 	config.Authentication.APIAudiences = saTokens.audiences
-	if config.Authentication.Authenticator, err = newAuthenticator(s.clientCA, o.TokenAuthFile, o.AnonymousAuth,
+	if config.Authentication.Authenticator, err = newAuthenticator(s.clientCA, config.Authentication.RequestHeaderConfig, o.TokenAuthFile, o.AnonymousAuth,
 		saTokens.authenticator(client, config.SharedInformerFactory), saTokens.audiences); err != nil {
 		return err
 	}
@@ -178,18 +189,17 @@ func (s *Server) build(o *Options, endpoints []string) error {
 	if err != nil {
 		return err
 	}
+	// One aggregated discovery document for the chain (kube-apiserver's
+	// servers share it too): the core's groups, the CRDs' and the remote
+	// APIServices'.
+	config.AggregatedDiscoveryGroupManager = aggregated.NewResourceManager("apis")
+	// The aggregator's copy, taken before the core completes its own.
+	aggregatorGeneric := config.Config
 	crds, err := newAPIExtensions(config, etcdOpts, o.APIServerCount, conversionResolver)
 	if err != nil {
 		return err
 	}
 	generic := crds.GenericAPIServer
-	// The HTTP server's shutdown starts once in-flight requests have
-	// drained and watches were told to end; it then only waits for
-	// connections to go idle. kube-apiserver allows its request timeout
-	// (60 s); an HA start-stop test under load saw, rarely, a connection
-	// that never reported idle (no request or stream left on it) hold a
-	// stop for the full 60 s.
-	generic.ShutdownTimeout = httpShutdownTimeout
 	byResource := map[string]map[string]rest.Storage{}
 	extra := reviewStorages(authz, config.Authentication.Authenticator, config.Authentication.APIAudiences)
 	tokens := saTokens.tokenConfig()
@@ -214,11 +224,7 @@ func (s *Server) build(o *Options, endpoints []string) error {
 	if err := generic.InstallAPIGroups(named...); err != nil {
 		return err
 	}
-	prioritizeBuiltinGroups(generic.AggregatedDiscoveryGroupManager, named)
-	if err := addCRDGroupsController(generic, crds.Informers.Apiextensions().V1().CustomResourceDefinitions(), builtinGroups(named)); err != nil {
-		return err
-	}
-	s.generic, s.LoopbackConfig = generic, config.LoopbackClientConfig
+	s.LoopbackConfig = config.LoopbackClientConfig
 	if guard != nil {
 		generic.AddPostStartHookOrDie("start-data-dir-disk-guard", func(hc genericapiserver.PostStartHookContext) error {
 			go guard.Run(hc)
@@ -226,6 +232,7 @@ func (s *Server) build(o *Options, endpoints []string) error {
 		})
 	}
 	addBootstrapHooks(generic, client, o, loops)
+	addAuthenticationTrustHook(generic, client, newAuthenticationTrust(s.clientCA, config.Authentication.RequestHeaderConfig))
 	addStartupMemoryRelease(generic, client)
 	generic.AddPostStartHookOrDie(bootstrappolicy.PostStartHookName, func(hc genericapiserver.PostStartHookContext) error {
 		return bootstrappolicy.Reconcile(hc, client)
@@ -237,6 +244,24 @@ func (s *Server) build(o *Options, endpoints []string) error {
 	if err := s.addKubernetesServiceHooks(generic, client, o, coreREST, port); err != nil {
 		return err
 	}
+	// Last: the aggregator takes over the hooks and checks registered
+	// on the core so far.
+	if s.aggregator, err = aggregator.New(aggregator.Config{
+		Generic: aggregatorGeneric, Informers: config.SharedInformerFactory, Etcd: *etcdOpts,
+		ProxyClientCertFile: s.proxyClientCert, ProxyClientKeyFile: s.proxyClientKey,
+		ServiceResolver: conversionResolver,
+		CRDs:            crds.Informers.Apiextensions().V1().CustomResourceDefinitions(),
+	}, generic); err != nil {
+		return fmt.Errorf("aggregator: %w", err)
+	}
+	s.generic = s.aggregator.GenericAPIServer
+	// The HTTP server's shutdown starts once in-flight requests have
+	// drained and watches were told to end; it then only waits for
+	// connections to go idle. kube-apiserver allows its request timeout
+	// (60 s); an HA start-stop test under load saw, rarely, a connection
+	// that never reported idle (no request or stream left on it) hold a
+	// stop for the full 60 s.
+	s.generic.ShutdownTimeout = httpShutdownTimeout
 	return s.writeAdminKubeconfig()
 }
 
@@ -300,6 +325,15 @@ func (s *Server) applyServing(o *Options, c *genericapiserver.Config) error {
 	// The authenticator is built once the informers exist (ServiceAccount
 	// tokens read them).
 	s.clientCA = clientCA
+	if c.Authentication.RequestHeaderConfig, err = s.applyFrontProxy(o); err != nil {
+		return err
+	}
+	if rh := c.Authentication.RequestHeaderConfig; rh != nil {
+		// The front proxy's certificate verifies in the TLS handshake too.
+		if err := c.Authentication.ApplyClientCert(rh.CAContentProvider, c.SecureServing); err != nil {
+			return err
+		}
+	}
 	_, port, err := c.SecureServing.HostPort()
 	if err != nil {
 		return err
@@ -336,7 +370,7 @@ func (s *Server) applyOpenAPI(c *genericapiserver.Config) error {
 	if err != nil {
 		return err
 	}
-	namer := openapinamer.NewDefinitionNamer(external, apiextensionsapiserver.Scheme)
+	namer := openapinamer.NewDefinitionNamer(external, apiextensionsapiserver.Scheme, aggregatorscheme.Scheme)
 	c.OpenAPIConfig = genericapiserver.DefaultOpenAPIConfig(openAPIDefinitions, namer)
 	c.OpenAPIConfig.Info.Title = "Kubernetes"
 	c.OpenAPIV3Config = genericapiserver.DefaultOpenAPIV3Config(openAPIDefinitions, namer)
@@ -344,13 +378,18 @@ func (s *Server) applyOpenAPI(c *genericapiserver.Config) error {
 	return nil
 }
 
-// openAPIDefinitions are svcplane's generated definitions and
-// apiextensions-apiserver's (CustomResourceDefinition and its parts).
+// openAPIDefinitions are svcplane's generated definitions,
+// apiextensions-apiserver's (CustomResourceDefinition and its parts) and
+// kube-aggregator's (APIService).
 func openAPIDefinitions(ref common.ReferenceCallback) map[string]common.OpenAPIDefinition {
 	defs := openapi.GetOpenAPIDefinitions(ref)
-	for name, def := range apiextensionsopenapi.GetOpenAPIDefinitions(ref) {
-		if _, ok := defs[name]; !ok {
-			defs[name] = def
+	for _, more := range []map[string]common.OpenAPIDefinition{
+		apiextensionsopenapi.GetOpenAPIDefinitions(ref), aggregatoropenapi.GetOpenAPIDefinitions(ref),
+	} {
+		for name, def := range more {
+			if _, ok := defs[name]; !ok {
+				defs[name] = def
+			}
 		}
 	}
 	return defs
@@ -401,7 +440,11 @@ func applyStorage(o *Options, endpoints []string, defs []*resource.Definition, s
 // loops' event broadcaster, the embedded etcd and the data dir lock.
 func (s *Server) Run(ctx context.Context) error {
 	defer s.Close()
-	return s.generic.PrepareRun().RunWithContext(ctx)
+	prepared, err := s.aggregator.PrepareRun()
+	if err != nil {
+		return err
+	}
+	return prepared.Run(ctx)
 }
 
 // Close releases what New took (the repair loops' event broadcaster, the

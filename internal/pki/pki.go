@@ -31,7 +31,13 @@ type CA struct {
 
 // LoadOrCreateCA loads ca.crt/ca.key from dir, creating them first if absent.
 func LoadOrCreateCA(dir, commonName string) (*CA, error) {
-	certFile, keyFile := filepath.Join(dir, "ca.crt"), filepath.Join(dir, "ca.key")
+	return LoadOrCreateNamedCA(dir, "ca", commonName)
+}
+
+// LoadOrCreateNamedCA loads <name>.crt/<name>.key from dir, creating them
+// first if absent (kubeadm's front-proxy-ca beside the cluster's ca).
+func LoadOrCreateNamedCA(dir, name, commonName string) (*CA, error) {
+	certFile, keyFile := filepath.Join(dir, name+".crt"), filepath.Join(dir, name+".key")
 	if cert, key, err := load(certFile, keyFile); err == nil {
 		return &CA{Cert: cert, Key: key, CertFile: certFile}, nil
 	} else if !errors.Is(err, os.ErrNotExist) {

@@ -133,8 +133,9 @@ func (o *ControllerOptions) AddFlags(fs *pflag.FlagSet) {
 	fs.DurationVar(&o.NodeStartupGracePeriod, "node-startup-grace-period", o.NodeStartupGracePeriod, "Amount of time which we allow starting Node to be unresponsive before marking it unhealthy.")
 }
 
-// completeWebhookRouting: up without a proxy sends admission webhooks
-// given by a Service to its endpoints (--enable-aggregator-routing), as
+// completeWebhookRouting: up without a proxy sends APIServices and
+// webhooks given by a Service to its endpoints
+// (--enable-aggregator-routing), as
 // nothing programs this host to route the Service's ClusterIP.
 func (o *Options) completeWebhookRouting() {
 	if o.up && o.ProxyMode == ProxyNone {
