@@ -65,17 +65,18 @@ func newBenchHACommand() *cobra.Command {
 }
 
 func newBenchServerCommand() *cobra.Command {
-	c := bench.ServerConfig{Runs: 3, Idle: 10 * time.Second}
+	c := bench.ServerConfig{Runs: 3, Idle: 10 * time.Second, Kubectl: "kubectl"}
 	cmd := &cobra.Command{
 		Use:   "server",
-		Short: "Start `svcplane server` on a fresh embedded etcd; print time to /readyz 200 and idle RSS",
+		Short: "Start `svcplane server` on a fresh embedded etcd; print time to /readyz 200, idle RSS and RSS after a round of kubectl commands",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return bench.Server(cmd.OutOrStdout(), cmd.ErrOrStderr(), c)
 		},
 	}
 	cmd.Flags().IntVar(&c.Runs, "runs", c.Runs, "Number of fresh starts.")
-	cmd.Flags().DurationVar(&c.Idle, "idle", c.Idle, "How long the server idles before RSS is read.")
+	cmd.Flags().DurationVar(&c.Idle, "idle", c.Idle, "How long the server idles before RSS is read (at start and after the kubectl round).")
+	cmd.Flags().StringVar(&c.Kubectl, "kubectl", c.Kubectl, "kubectl binary of the round of a dozen typical commands (\"\" skips the round).")
 	return cmd
 }
 

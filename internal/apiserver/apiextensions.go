@@ -63,5 +63,16 @@ func newAPIExtensions(config *genericapiserver.RecommendedConfig, etcdOpts *gene
 	// As kube-apiserver: what no handler serves is a 404 Status (503 while
 	// the CRDs are not yet known, so a client retries rather than giving up).
 	notFound := notfoundhandler.New(config.Serializer, genericapifilters.NoMuxAndDiscoveryIncompleteKey)
-	return completed.New(genericapiserver.NewEmptyDelegateWithCustomHandler(notFound))
+	// /openapi/v2 is built on its first request (openapi_lazy.go), not
+	// in PrepareRun.
+	openAPIV2 := completed.GenericConfig.OpenAPIConfig
+	completed.GenericConfig.OpenAPIConfig = nil
+	s, err := completed.New(genericapiserver.NewEmptyDelegateWithCustomHandler(notFound))
+	if err != nil {
+		return nil, err
+	}
+	if openAPIV2 != nil {
+		installLazyOpenAPIV2(s.GenericAPIServer, openAPIV2)
+	}
+	return s, nil
 }

@@ -41,7 +41,7 @@ func Deployment(out, progressOut io.Writer, o DeploymentConfig) error {
 	defer p.stop()
 	nodes := c.nodeLister(ctx)
 	p.phase("waiting for nodes Ready with pod CIDRs", func() string { return countReady(nodes) })
-	if _, err := waitNodesReady(ctx, nodes, o.Nodes, 5*time.Minute); err != nil {
+	if _, err := waitNodesReady(ctx, c.client, nodes, o.Nodes, 5*time.Minute); err != nil {
 		return err
 	}
 	fmt.Fprintf(out, "%d simulated nodes Ready\n", o.Nodes)

@@ -86,7 +86,7 @@ func Nodes(out, progressOut io.Writer, o NodesConfig) error {
 
 	start := time.Now()
 	p.phase("waiting for nodes Ready with pod CIDRs", func() string { return countReady(nodes) })
-	names, err := waitNodesReady(ctx, nodes, o.Nodes, 5*time.Minute)
+	names, err := waitNodesReady(ctx, c.client, nodes, o.Nodes, 5*time.Minute)
 	if err != nil {
 		return err
 	}
@@ -214,9 +214,12 @@ func pct(sorted []time.Duration, p int) float64 {
 	return sorted[min(len(sorted)-1, len(sorted)*p/100)].Seconds()
 }
 
-// waitNodesReady waits until n nodes are Ready with pod CIDRs.
-func waitNodesReady(ctx context.Context, nodes nodeLister, n int, timeout time.Duration) ([]string, error) {
+// waitNodesReady waits until n nodes are Ready with pod CIDRs. While some
+// lack pod CIDRs it fails at once when the server has said that its
+// --cluster-cidr holds no more (nodeipam's CIDRNotAvailable event).
+func waitNodesReady(ctx context.Context, client kubernetes.Interface, nodes nodeLister, n int, timeout time.Duration) ([]string, error) {
 	deadline := time.Now().Add(timeout)
+	var lastCheck time.Time
 	for {
 		var names []string
 		withoutCIDRs := 0
@@ -233,6 +236,12 @@ func waitNodesReady(ctx context.Context, nodes nodeLister, n int, timeout time.D
 			slices.Sort(names)
 			return names, nil
 		}
+		if withoutCIDRs > 0 && time.Since(lastCheck) >= time.Second {
+			lastCheck = time.Now()
+			if msg := cidrNotAvailable(ctx, client); msg != "" {
+				return nil, fmt.Errorf("%d of %d nodes without pod CIDRs; the server says: %s", withoutCIDRs, len(list), msg)
+			}
+		}
 		if time.Now().After(deadline) {
 			return nil, fmt.Errorf("%d of %d nodes Ready with pod CIDRs after %s (%d without pod CIDRs: --cluster-cidr too small?)", len(names), n, timeout, withoutCIDRs)
 		}
@@ -242,6 +251,22 @@ func waitNodesReady(ctx context.Context, nodes nodeLister, n int, timeout time.D
 		case <-time.After(200 * time.Millisecond):
 		}
 	}
+}
+
+// cidrNotAvailable returns the message of a CIDRNotAvailable event on a
+// Node, or "".
+func cidrNotAvailable(ctx context.Context, client kubernetes.Interface) string {
+	events, err := client.CoreV1().Events("").List(ctx, metav1.ListOptions{
+		FieldSelector: "reason=CIDRNotAvailable,involvedObject.kind=Node", Limit: 1})
+	if err != nil {
+		return ""
+	}
+	for _, e := range events.Items {
+		if e.Reason == "CIDRNotAvailable" && e.InvolvedObject.Kind == "Node" {
+			return e.Message
+		}
+	}
+	return ""
 }
 
 func nodeIsReady(n *corev1.Node) bool {

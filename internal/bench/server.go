@@ -21,26 +21,64 @@ import (
 type ServerConfig struct {
 	// Runs is the number of fresh starts.
 	Runs int
-	// Idle is how long the server idles before its RSS is read.
+	// Idle is how long the server idles before its RSS is read, at
+	// start and again after the kubectl round.
 	Idle time.Duration
+	// Kubectl is the kubectl binary of the kubectl round; "" skips it.
+	Kubectl string
 }
 
 // Server starts `svcplane server` on a fresh embedded etcd cfg.Runs
-// times and prints the time to /readyz 200 and the RSS after idling.
+// times and prints the time to /readyz 200, the RSS after idling, then
+// the RSS after the kubectl round and as long again idle.
 func Server(out, progress io.Writer, cfg ServerConfig) error {
 	p := startProgress(progress)
 	defer p.stop()
 	for i := 0; i < cfg.Runs; i++ {
 		p.phase(fmt.Sprintf("server run %d of %d", i+1, cfg.Runs), nil)
-		ready, rss, err := serverOnce(cfg.Idle)
+		r, err := serverOnce(cfg.Idle, cfg.Kubectl)
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(out, "run %d: readyz 200 after %.3fs; RSS after %s idle: %.1f MB\n",
-			i+1, ready.Seconds(), cfg.Idle, float64(rss)/(1<<20))
+		fmt.Fprintf(out, "run %d: readyz 200 after %.3fs; RSS after %s idle: %s", i+1, r.ready.Seconds(), cfg.Idle, r.idle)
+		if r.commands > 0 {
+			fmt.Fprintf(out, "; after %d kubectl commands and %s idle: %s", r.commands, cfg.Idle, r.afterKubectl)
+		}
+		fmt.Fprintln(out)
 	}
 	return nil
 }
+
+// serverRun is one start's figures.
+type serverRun struct {
+	ready        time.Duration
+	idle         memory
+	commands     int
+	afterKubectl memory
+}
+
+// memory is a process's VmRSS with its anonymous and file-backed parts
+// (the file part is mostly the binary's own pages).
+type memory struct{ rss, anon, file int64 }
+
+func readMemory(pid int) (memory, error) {
+	var m memory
+	var err error
+	if m.rss, err = statusBytes(pid, "VmRSS"); err != nil {
+		return m, err
+	}
+	if m.anon, err = statusBytes(pid, "RssAnon"); err != nil {
+		return m, err
+	}
+	m.file, err = statusBytes(pid, "RssFile")
+	return m, err
+}
+
+func (m memory) String() string {
+	return fmt.Sprintf("RSS %.1f MB (anon %.1f, file %.1f)", mb(m.rss), mb(m.anon), mb(m.file))
+}
+
+func mb(b int64) float64 { return float64(b) / (1 << 20) }
 
 // server is a `svcplane server` process on a fresh data dir.
 type server struct {
@@ -136,15 +174,23 @@ func (b *server) fastClient() (kubernetes.Interface, error) {
 	return kubernetes.NewForConfig(cfg)
 }
 
-// serverOnce measures one start: time to /readyz 200, then RSS after
-// idling.
-func serverOnce(idle time.Duration) (time.Duration, int64, error) {
+// serverOnce measures one start: time to /readyz 200, RSS after idling,
+// then (kubectl not "") RSS after the kubectl round and idling again.
+func serverOnce(idle time.Duration, kubectl string) (serverRun, error) {
 	b, err := startServer()
 	if err != nil {
-		return 0, 0, err
+		return serverRun{}, err
 	}
 	defer b.stop()
+	r := serverRun{ready: b.ready}
 	time.Sleep(idle)
-	rss, err := rssBytes(b.proc.Process.Pid)
-	return b.ready, rss, err
+	if r.idle, err = readMemory(b.proc.Process.Pid); err != nil || kubectl == "" {
+		return r, err
+	}
+	if r.commands, err = runKubectlRound(kubectl, b); err != nil {
+		return r, err
+	}
+	time.Sleep(idle)
+	r.afterKubectl, err = readMemory(b.proc.Process.Pid)
+	return r, err
 }

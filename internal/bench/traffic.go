@@ -106,7 +106,7 @@ func Traffic(out, errOut io.Writer, c TrafficConfig) error {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	nodes, err := waitNodesReady(ctx, cl.nodeLister(ctx), c.Nodes, 2*time.Minute)
+	nodes, err := waitNodesReady(ctx, cl.client, cl.nodeLister(ctx), c.Nodes, 2*time.Minute)
 	if err != nil {
 		return err
 	}

@@ -85,3 +85,36 @@ func TestOrphanControllerFreesLeaksAfterGrace(t *testing.T) {
 		t.Fatal("an IPAddress its Service holds was freed")
 	}
 }
+
+// TestOrphanControllerReadsStorageOnlyToFree: an IPAddress the Service
+// cache shows held, or one inside its grace period, costs no Service read
+// from the API; only one about to be freed is checked against storage.
+func TestOrphanControllerReadsStorageOnlyToFree(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	now := time.Unix(1000, 0)
+	clk := testingclock.NewFakeClock(now)
+	client := fake.NewClientset(
+		clusterIPService("ns", "held", "10.96.0.8"),
+		ipAddressFor("10.96.0.8", "ns", "held", now.Add(-time.Hour)),
+		ipAddressFor("10.96.0.9", "ns", "in-flight", now.Add(-time.Second)),
+		ipAddressFor("10.96.0.10", "ns", "gone", now.Add(-time.Hour)),
+	)
+	f := informers.NewSharedInformerFactory(client, 0)
+	c := NewOrphanController(client, f, &fakeRecorder{}, clk)
+	f.Start(ctx.Done())
+	go c.Run(ctx)
+	testutil.Eventually(t, 10*time.Second, "the leak freed and the in-flight one scheduled", func() bool {
+		_, err := client.NetworkingV1().IPAddresses().Get(ctx, "10.96.0.10", metav1.GetOptions{})
+		return apierrors.IsNotFound(err) && clk.HasWaiters()
+	})
+	var reads []string
+	for _, a := range client.Actions() {
+		if a.GetVerb() == "get" && a.GetResource().Resource == "services" {
+			reads = append(reads, a.(interface{ GetName() string }).GetName())
+		}
+	}
+	if len(reads) != 1 || reads[0] != "gone" {
+		t.Fatalf("Service reads from the API: %v, want only [gone]", reads)
+	}
+}

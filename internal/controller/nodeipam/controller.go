@@ -106,15 +106,21 @@ func (c *Controller) Run(ctx context.Context, workers int) {
 }
 
 // fullLocked says, as kube-controller-manager's range allocator does, that
-// n gets no pod CIDR (event CIDRNotAvailable on the Node), and once in the
-// log which flag to change: a node without pod CIDRs never runs pods.
+// n gets no pod CIDR: an event of its type and reason (Normal,
+// CIDRNotAvailable) on the Node whose message starts as upstream's and
+// names the flag, and once in the log which flags to change: a node
+// without pod CIDRs never runs pods.
 func (c *Controller) fullLocked(n *corev1.Node, s *cidrSet, err error) {
-	c.recorder.Eventf(n, corev1.EventTypeWarning, "CIDRNotAvailable",
+	c.recorder.Eventf(n, corev1.EventTypeNormal, "CIDRNotAvailable",
 		"Node %s status is now: CIDRNotAvailable (%v: --cluster-cidr %s holds %d /%d subnets)", n.Name, err, s.cluster, s.used.Size(), s.mask)
 	if !c.warnedFull {
 		c.warnedFull = true
-		klog.Warningf("--cluster-cidr %s is full: its %d /%d pod subnets are taken, so node %s and any later one get no pod CIDR and run no pods; give a larger --cluster-cidr or a longer --node-cidr-mask-size",
-			s.cluster, s.used.Size(), s.mask, n.Name)
+		maskFlag := "--node-cidr-mask-size-ipv4"
+		if s.cluster.Addr().Is6() {
+			maskFlag = "--node-cidr-mask-size-ipv6"
+		}
+		klog.Warningf("--cluster-cidr %s is full: its %d /%d pod subnets are taken, so node %s and any later one get no pod CIDR and run no pods; give a larger --cluster-cidr or a longer %s",
+			s.cluster, s.used.Size(), s.mask, n.Name, maskFlag)
 	}
 }
 

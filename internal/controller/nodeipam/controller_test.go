@@ -124,7 +124,8 @@ func TestRangeFull(t *testing.T) {
 }
 
 // TestFullClusterCIDRSaysSo: a node the cluster CIDR has no subnet left
-// for gets a CIDRNotAvailable warning event naming --cluster-cidr.
+// for gets upstream's CIDRNotAvailable event (type Normal, its message)
+// naming --cluster-cidr.
 func TestFullClusterCIDRSaysSo(t *testing.T) {
 	ctx := context.Background()
 	objs := []runtime.Object{node("has", "10.0.0.0/24"), node("late")}
@@ -144,7 +145,7 @@ func TestFullClusterCIDRSaysSo(t *testing.T) {
 		t.Fatal("a full cluster CIDR gave a subnet")
 	}
 	ev := <-rec.Events
-	if !strings.HasPrefix(ev, "Warning CIDRNotAvailable Node late status is now: CIDRNotAvailable") ||
+	if !strings.HasPrefix(ev, "Normal CIDRNotAvailable Node late status is now: CIDRNotAvailable") ||
 		!strings.Contains(ev, "--cluster-cidr 10.0.0.0/24 holds 1 /24 subnets") {
 		t.Fatalf("event: %s", ev)
 	}
