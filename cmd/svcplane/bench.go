@@ -90,7 +90,7 @@ func newBenchProxyCommand() *cobra.Command {
 	c := bench.ProxyConfig{Mode: "nftables", Services: 5000, Endpoints: 10, Nodes: 100, IPTablesChunk: -1}
 	cmd := &cobra.Command{
 		Use:   "proxy",
-		Short: "Sync a synthetic cluster into the nftables backend in a fresh network namespace; print sync times and RSS",
+		Short: "Sync a synthetic cluster into a proxy backend in a fresh network namespace (--real: `svcplane proxy` processes against a real server); print sync times and RSS",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return bench.Proxy(cmd.OutOrStdout(), cmd.ErrOrStderr(), c)
@@ -105,6 +105,10 @@ func newBenchProxyCommand() *cobra.Command {
 	f.StringVar(&c.Mode, "mode", c.Mode, "Backend to measure: nftables, iptables or userspace.")
 	f.StringVar(&c.IPTablesVariant, "iptables-variant", "", "iptables mode: legacy, nft, or empty for every installed one.")
 	f.IntVar(&c.IPTablesChunk, "iptables-chunk", c.IPTablesChunk, "iptables mode: chains per restore (-1: the backend's default for the variant).")
+	f.BoolVar(&c.Real, "real", false, "Run `svcplane proxy --config` (one process per mode; --mode takes a comma-separated list, e.g. nftables,iptables,userspace) against a fresh `svcplane server` holding the Services, in a fresh network namespace; print the proxy's own kubeproxy_sync_* figures and its RSS.")
+	f.StringVar(&c.HeapProfileDir, "heap-profile-dir", "", "With --real: save each proxy's /debug/pprof/heap after its full sync in this directory.")
+	f.BoolVar(&c.KeepLog, "keep-log", false, "With --real: keep the proxies' logs (their paths are printed on failure).")
+	f.StringArrayVar(&c.ProxyArgs, "proxy-arg", nil, "With --real: extra flag of `svcplane proxy` (repeatable).")
 	f.BoolVar(&c.InNetns, "in-netns", false, "Internal: run inside the namespace made for the bench.")
 	f.StringVar(&c.UserspaceRole, "userspace-role", "", "Internal: a helper process of the userspace bench.")
 	for _, hidden := range []string{"iptables-chunk", "in-netns", "userspace-role"} {

@@ -31,10 +31,24 @@ type ProxyConfig struct {
 	// UserspaceRole: this process is a helper of the userspace bench
 	// (servers, push, rtt).
 	UserspaceRole string
+	// Real: run `svcplane proxy --config` processes against a fresh
+	// `svcplane server` (proxy_real.go) for each of Mode's comma-separated
+	// modes, instead of syncing a synthetic snapshot in this process.
+	Real bool
+	// HeapProfileDir (Real): save each proxy's heap profile after its
+	// full sync here.
+	HeapProfileDir string
+	// KeepLog (Real): keep the proxies' logs.
+	KeepLog bool
+	// ProxyArgs (Real): extra flags of `svcplane proxy`.
+	ProxyArgs []string
 }
 
 // Proxy runs the bench of cfg.Mode, each in a fresh network namespace.
 func Proxy(out, errOut io.Writer, cfg ProxyConfig) error {
+	if cfg.Real {
+		return realProxyBench(out, errOut, cfg)
+	}
 	switch cfg.Mode {
 	case "nftables", "":
 		if cfg.Services < 1 || cfg.Endpoints < 1 {
