@@ -123,8 +123,18 @@ func (t *Tracker) OnEndpointSliceUpdate(slice *discovery.EndpointSlice, deleted 
 }
 
 // mergeSlices joins a Service's slices, de-duplicating endpoints by
-// address and port and favouring a local copy, as kube-proxy does.
+// address and port and favouring a local copy, as kube-proxy does. The
+// common single slice without duplicates is returned as it is (sorted in
+// place): its lists are the tracker's own, so the Service's endpoints are
+// held once, not twice.
 func mergeSlices(bySlice map[string]map[proxy.ServicePortName][]proxy.Endpoint) map[proxy.ServicePortName][]proxy.Endpoint {
+	if len(bySlice) == 1 {
+		for _, ports := range bySlice {
+			if sortedUnique(ports) {
+				return ports
+			}
+		}
+	}
 	seen := map[proxy.ServicePortName]map[string]proxy.Endpoint{}
 	for _, ports := range bySlice {
 		for name, eps := range ports {
@@ -150,6 +160,31 @@ func mergeSlices(bySlice map[string]map[proxy.ServicePortName][]proxy.Endpoint) 
 		out[name] = list
 	}
 	return out
+}
+
+// sortedUnique sorts each list (SortEndpoints) and reports whether none
+// holds an address and port twice. A list is sorted only when it is not
+// yet: a sorted one may be in a snapshot already (sorting is the only
+// write, done before the list is shared).
+func sortedUnique(ports map[proxy.ServicePortName][]proxy.Endpoint) bool {
+	for _, eps := range ports {
+		if !slices.IsSortedFunc(eps, compareEndpoints) {
+			proxy.SortEndpoints(eps)
+		}
+		for i := 1; i < len(eps); i++ {
+			if eps[i].IP == eps[i-1].IP && eps[i].Port == eps[i-1].Port {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+func compareEndpoints(a, b proxy.Endpoint) int {
+	if c := a.IP.Compare(b.IP); c != 0 {
+		return c
+	}
+	return int(a.Port) - int(b.Port)
 }
 
 // OnNodeUpdate records the proxy's own Node (nil = deleted).
