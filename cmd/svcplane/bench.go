@@ -87,7 +87,7 @@ func newBenchServicesCommand() *cobra.Command {
 }
 
 func newBenchProxyCommand() *cobra.Command {
-	c := bench.ProxyConfig{Mode: "nftables", Services: 5000, Endpoints: 10, Nodes: 100, IPTablesChunk: -1}
+	c := bench.ProxyConfig{Mode: "nftables", Services: 5000, Endpoints: 10, Nodes: 100, IPTablesChunk: -1, Repeat: 3}
 	cmd := &cobra.Command{
 		Use:   "proxy",
 		Short: "Sync a synthetic cluster into a proxy backend in a fresh network namespace (--real: `svcplane proxy` processes against a real server); print sync times and RSS",
@@ -107,6 +107,8 @@ func newBenchProxyCommand() *cobra.Command {
 	f.IntVar(&c.IPTablesChunk, "iptables-chunk", c.IPTablesChunk, "iptables mode: chains per restore (-1: the backend's default for the variant).")
 	f.BoolVar(&c.Real, "real", false, "Run `svcplane proxy --config` (one process per mode; --mode takes a comma-separated list, e.g. nftables,iptables,userspace) against a fresh `svcplane server` holding the Services, in a fresh network namespace; print the proxy's own kubeproxy_sync_* figures and its RSS.")
 	f.StringVar(&c.HeapProfileDir, "heap-profile-dir", "", "With --real: save each proxy's /debug/pprof/heap after its full sync in this directory.")
+	f.StringVar(&c.CPUProfileDir, "cpu-profile-dir", "", "With --real: save each proxy's /debug/pprof/profile over its changes in this directory.")
+	f.IntVar(&c.Repeat, "repeat", c.Repeat, "With --real: measure the endpoint change and the new Service this many times (the table shows the median).")
 	f.BoolVar(&c.KeepLog, "keep-log", false, "With --real: keep the proxies' logs (their paths are printed on failure).")
 	f.StringArrayVar(&c.ProxyArgs, "proxy-arg", nil, "With --real: extra flag of `svcplane proxy` (repeatable).")
 	f.BoolVar(&c.InNetns, "in-netns", false, "Internal: run inside the namespace made for the bench.")

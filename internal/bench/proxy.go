@@ -38,6 +38,12 @@ type ProxyConfig struct {
 	// HeapProfileDir (Real): save each proxy's heap profile after its
 	// full sync here.
 	HeapProfileDir string
+	// CPUProfileDir (Real): save each proxy's CPU profile over its
+	// changes here.
+	CPUProfileDir string
+	// Repeat (Real): how often the endpoint change and the new Service
+	// are measured (the figure is the median).
+	Repeat int
 	// KeepLog (Real): keep the proxies' logs.
 	KeepLog bool
 	// ProxyArgs (Real): extra flags of `svcplane proxy`.

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -40,17 +41,38 @@ type realFigures struct {
 	// metrics; full that sync's duration (fullCount full syncs by then).
 	start, full time.Duration
 	fullCount   int
-	// change and newSvc: the summed duration of the syncs each caused.
-	change, newSvc       time.Duration
-	changeN, newSvcN     int
+	// changes and newSvcs: per repetition, the syncs each caused.
+	changes, newSvcs     []syncCost
 	rss, anon, file, hwm int64
+}
+
+// median is the middle repetition's summed sync duration.
+func median(costs []syncCost) time.Duration {
+	ds := make([]time.Duration, len(costs))
+	for i, c := range costs {
+		ds[i] = c.d
+	}
+	slices.Sort(ds)
+	if len(ds) == 0 {
+		return 0
+	}
+	return ds[len(ds)/2]
+}
+
+// costList renders each repetition: "17.4 ms (1 sync)".
+func costList(costs []syncCost) string {
+	var parts []string
+	for _, c := range costs {
+		parts = append(parts, fmt.Sprintf("%.1f ms (%d sync)", ms(c.d), c.n))
+	}
+	return strings.Join(parts, ", ")
 }
 
 // realProxyBench runs the real-process bench for each of cfg.Mode's
 // comma-separated modes.
 func realProxyBench(out, errOut io.Writer, cfg ProxyConfig) error {
-	if cfg.Services < 1 || cfg.Endpoints < 1 {
-		return fmt.Errorf("--services and --endpoints must be at least 1")
+	if cfg.Services < 1 || cfg.Endpoints < 1 || cfg.Repeat < 1 {
+		return fmt.Errorf("--services, --endpoints and --repeat must be at least 1")
 	}
 	modes := strings.Split(cfg.Mode, ",")
 	for _, m := range modes {
@@ -102,6 +124,10 @@ func (cfg ProxyConfig) realChildArgs() []string {
 	if cfg.HeapProfileDir != "" {
 		args = append(args, "--heap-profile-dir", cfg.HeapProfileDir)
 	}
+	if cfg.CPUProfileDir != "" {
+		args = append(args, "--cpu-profile-dir", cfg.CPUProfileDir)
+	}
+	args = append(args, "--repeat", strconv.Itoa(cfg.Repeat))
 	if cfg.KeepLog {
 		args = append(args, "--keep-log")
 	}
@@ -265,34 +291,81 @@ func realProxyMode(out io.Writer, prog *progress, srv *server, client kubernetes
 			return f, err
 		}
 	}
-	ctx := context.Background()
-	prog.phase(f.mode+": one endpoint change", nil)
-	es, err := client.DiscoveryV1().EndpointSlices(realBenchNamespace).Get(ctx, "svc-0-1", metav1.GetOptions{})
-	if err != nil {
-		return f, err
+	var profile chan error
+	if cfg.CPUProfileDir != "" {
+		profile = make(chan error, 1)
+		go func() { profile <- p.cpuProfile(cfg.CPUProfileDir, mode, time.Duration(cfg.Repeat)*6*time.Second) }()
 	}
-	es.Endpoints[0].Addresses = []string{fmt.Sprintf("10.200.%d.1", idx)}
-	if _, err := client.DiscoveryV1().EndpointSlices(realBenchNamespace).Update(ctx, es, metav1.UpdateOptions{}); err != nil {
-		return f, err
+	for r := range cfg.Repeat {
+		prog.phase(fmt.Sprintf("%s: one endpoint change (%d of %d)", f.mode, r+1, cfg.Repeat), nil)
+		c, next, err := moveRealEndpoint(client, p, base, fmt.Sprintf("10.200.%d.%d", idx, r+1))
+		if err != nil {
+			return f, err
+		}
+		f.changes, base = append(f.changes, c), next
 	}
-	after, err := p.waitSyncs(base)
-	if err != nil {
-		return f, err
+	for r := range cfg.Repeat {
+		prog.phase(fmt.Sprintf("%s: one new Service (%d of %d)", f.mode, r+1, cfg.Repeat), nil)
+		c, err := addRealService(client, p, cfg)
+		if err != nil {
+			return f, err
+		}
+		f.newSvcs = append(f.newSvcs, c)
+		if err := deleteRealService(client, cfg.Services); err != nil {
+			return f, err
+		}
+		if base, err = p.waitSyncs(c.after); err != nil {
+			return f, err
+		}
 	}
-	f.changeN, _, f.change = after.since(base)
-	prog.phase(f.mode+": one new Service", nil)
-	newSvc, err := addRealService(client, p, cfg, after)
-	if err != nil {
-		return f, err
-	}
-	f.newSvcN, f.newSvc = newSvc.n, newSvc.d
 	if err := p.readRSS(&f); err != nil {
 		return f, err
 	}
-	fmt.Fprintf(out, "%s: proxy start to first full sync %.2fs; full sync %.3fs (%d full by then); one endpoint change %.1fms (%d sync); one new Service %.1fms (%d sync); RSS %.1f MB (anon %.1f, file %.1f, peak %.1f)\n",
-		f.mode, f.start.Seconds(), f.full.Seconds(), f.fullCount, ms(f.change), f.changeN, ms(f.newSvc), f.newSvcN,
+	if profile != nil {
+		if err := <-profile; err != nil {
+			return f, err
+		}
+	}
+	fmt.Fprintf(out, "%s: proxy start to first full sync %.2fs; full sync %.3fs (%d full by then)\n  one endpoint change: %s\n  one new Service: %s\n  RSS %.1f MB (anon %.1f, file %.1f, peak %.1f)\n",
+		f.mode, f.start.Seconds(), f.full.Seconds(), f.fullCount, costList(f.changes), costList(f.newSvcs),
 		mb(f.rss), mb(f.anon), mb(f.file), mb(f.hwm))
-	return f, deleteRealService(client, cfg.Services)
+	return f, nil
+}
+
+// moveRealEndpoint moves svc-0's first endpoint to addr and returns the
+// syncs it caused.
+func moveRealEndpoint(client kubernetes.Interface, p *realProxy, base syncCounts, addr string) (syncCost, syncCounts, error) {
+	ctx := context.Background()
+	es, err := client.DiscoveryV1().EndpointSlices(realBenchNamespace).Get(ctx, "svc-0-1", metav1.GetOptions{})
+	if err != nil {
+		return syncCost{}, base, err
+	}
+	es.Endpoints[0].Addresses = []string{addr}
+	if _, err := client.DiscoveryV1().EndpointSlices(realBenchNamespace).Update(ctx, es, metav1.UpdateOptions{}); err != nil {
+		return syncCost{}, base, err
+	}
+	after, err := p.waitSyncs(base)
+	if err != nil {
+		return syncCost{}, base, err
+	}
+	n, _, d := after.since(base)
+	return syncCost{n: n, d: d, after: after}, after, nil
+}
+
+// cpuProfile saves the proxy's /debug/pprof/profile over d into dir.
+func (p *realProxy) cpuProfile(dir, mode string, d time.Duration) error {
+	resp, err := http.Get(fmt.Sprintf("http://%s/debug/pprof/profile?seconds=%d", p.metrics, int(d.Seconds())))
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	f, err := os.Create(filepath.Join(dir, "proxy-"+mode+".cpu"))
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	_, err = io.Copy(f, resp.Body)
+	return err
 }
 
 // waitQuiet waits until no sync followed for settleQuiet and returns the
@@ -314,16 +387,19 @@ func (p *realProxy) waitQuiet() (syncCounts, error) {
 	return cur, nil
 }
 
+// syncCost is what one change cost: n syncs of d in all, and the counts
+// after them.
 type syncCost struct {
-	n int
-	d time.Duration
+	n     int
+	d     time.Duration
+	after syncCounts
 }
 
 // addRealService adds Service svc-<N> with its endpoints: the
 // EndpointSlice first (a slice without its Service programs nothing; its
 // sync, if any, is waited out), then the Service, whose syncs are what
 // the figure is.
-func addRealService(client kubernetes.Interface, p *realProxy, cfg ProxyConfig, before syncCounts) (syncCost, error) {
+func addRealService(client kubernetes.Interface, p *realProxy, cfg ProxyConfig) (syncCost, error) {
 	ctx := context.Background()
 	i := cfg.Services
 	if _, err := client.DiscoveryV1().EndpointSlices(realBenchNamespace).Create(ctx, benchSlice(i, cfg.Endpoints, cfg.Nodes), metav1.CreateOptions{}); err != nil {
@@ -342,7 +418,7 @@ func addRealService(client kubernetes.Interface, p *realProxy, cfg ProxyConfig, 
 		return syncCost{}, err
 	}
 	n, _, d := after.since(base)
-	return syncCost{n: n, d: d}, nil
+	return syncCost{n: n, d: d, after: after}, nil
 }
 
 // deleteRealService removes what addRealService made, so the next mode
@@ -373,9 +449,9 @@ func mb(b int64) float64 { return float64(b) / (1 << 20) }
 
 // printRealTable prints the modes' figures as one table.
 func printRealTable(out io.Writer, all []realFigures) {
-	fmt.Fprintf(out, "\n| mode | full sync | one endpoint change | one new Service | proxy RSS | RssAnon | RssFile |\n|---|---|---|---|---|---|---|\n")
+	fmt.Fprintf(out, "\n(changes: median of the repetitions)\n| mode | full sync | one endpoint change | one new Service | proxy RSS | RssAnon | RssFile |\n|---|---|---|---|---|---|---|\n")
 	for _, f := range all {
 		fmt.Fprintf(out, "| %s | %.3f s | %.1f ms | %.1f ms | %.1f MB | %.1f MB | %.1f MB |\n",
-			f.mode, f.full.Seconds(), ms(f.change), ms(f.newSvc), mb(f.rss), mb(f.anon), mb(f.file))
+			f.mode, f.full.Seconds(), ms(median(f.changes)), ms(median(f.newSvcs)), mb(f.rss), mb(f.anon), mb(f.file))
 	}
 }
