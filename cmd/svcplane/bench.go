@@ -102,7 +102,7 @@ func newBenchProxyCommand() *cobra.Command {
 	f.IntVar(&c.Nodes, "nodes", c.Nodes, "Nodes the endpoints are spread over round-robin; the proxy's node is one of them (1: every endpoint local; 0: no node names).")
 	f.StringVar(&c.CPUProfile, "cpuprofile", "", "Write a CPU profile of the proxy side to this file (absolute path).")
 	f.StringVar(&c.MemProfile, "memprofile", "", "Write a heap profile (after the last sync) to this file (absolute path).")
-	f.StringVar(&c.Mode, "mode", c.Mode, "Backend to measure: nftables, iptables or userspace.")
+	f.StringVar(&c.Mode, "mode", c.Mode, "Backend to measure: nftables, iptables, ipvs (virtual servers and ipsets in the Fakes: no IPVS module here) or userspace; with --real a comma-separated list of nftables, iptables, userspace.")
 	f.StringVar(&c.IPTablesVariant, "iptables-variant", "", "iptables mode: legacy, nft, or empty for every installed one.")
 	f.IntVar(&c.IPTablesChunk, "iptables-chunk", c.IPTablesChunk, "iptables mode: chains per restore (-1: the backend's default for the variant).")
 	f.BoolVar(&c.Real, "real", false, "Run `svcplane proxy --config` (one process per mode; --mode takes a comma-separated list, e.g. nftables,iptables,userspace) against a fresh `svcplane server` holding the Services, in a fresh network namespace; print the proxy's own kubeproxy_sync_* figures and its RSS.")

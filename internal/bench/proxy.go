@@ -14,8 +14,8 @@ import (
 
 // ProxyConfig is `svcplane bench proxy`'s settings.
 type ProxyConfig struct {
-	// Mode is the backend to measure: nftables (also ""), iptables or
-	// userspace.
+	// Mode is the backend to measure: nftables (also ""), iptables, ipvs
+	// or userspace.
 	Mode string
 	// Services (one TCP port each), Endpoints per Service, and Nodes the
 	// endpoints are spread over round-robin (synthetic.Synthetic).
@@ -73,8 +73,10 @@ func Proxy(out, errOut io.Writer, cfg ProxyConfig) error {
 		return iptablesBench(out, errOut, cfg)
 	case "userspace":
 		return userspaceBench(out, errOut, cfg)
+	case "ipvs":
+		return ipvsBench(out, errOut, cfg)
 	}
-	return fmt.Errorf("--mode %q: want nftables, iptables or userspace", cfg.Mode)
+	return fmt.Errorf("--mode %q: want nftables, iptables, ipvs or userspace", cfg.Mode)
 }
 
 func (cfg ProxyConfig) nftablesChildArgs() []string {

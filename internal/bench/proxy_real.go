@@ -107,7 +107,7 @@ func realProxyBench(out, errOut io.Writer, cfg ProxyConfig) error {
 		cfg.Services, cfg.Endpoints, cfg.Nodes, time.Since(t0).Seconds(), fillWorkers)
 	var all []realFigures
 	for i, mode := range modes {
-		f, err := realProxyMode(out, prog, srv, client, cfg, mode, i)
+		f, err := realProxyMode(out, prog, srv, client, cfg, mode, i, i == len(modes)-1)
 		if err != nil {
 			return fmt.Errorf("%s: %w", mode, err)
 		}
@@ -215,7 +215,7 @@ func (p *realProxy) waitSyncs(prev syncCounts) (syncCounts, error) {
 		if st := p.cmd.ProcessState; st != nil {
 			return cur, fmt.Errorf("proxy exited: %s (log: %s)", st, p.log.Name())
 		}
-		time.Sleep(10 * time.Millisecond)
+		time.Sleep(scrapeInterval)
 	}
 }
 
@@ -234,27 +234,34 @@ func (p *realProxy) readRSS(f *realFigures) error {
 	return nil
 }
 
-// heapProfile saves the proxy's /debug/pprof/heap into dir.
+// heapProfile saves the proxy's /debug/pprof/heap into dir, and its text
+// form (with the runtime's MemStats) beside it.
 func (p *realProxy) heapProfile(dir, mode string) error {
-	resp, err := http.Get("http://" + p.metrics + "/debug/pprof/heap")
-	if err != nil {
-		return err
+	for _, v := range []struct{ query, suffix string }{{"", ".heap"}, {"?debug=1", ".heap.txt"}} {
+		resp, err := http.Get("http://" + p.metrics + "/debug/pprof/heap" + v.query)
+		if err != nil {
+			return err
+		}
+		f, err := os.Create(filepath.Join(dir, "proxy-"+mode+v.suffix))
+		if err == nil {
+			_, err = io.Copy(f, resp.Body)
+			f.Close()
+		}
+		resp.Body.Close()
+		if err != nil {
+			return err
+		}
 	}
-	defer resp.Body.Close()
-	f, err := os.Create(filepath.Join(dir, "proxy-"+mode+".heap"))
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	_, err = io.Copy(f, resp.Body)
-	return err
+	return nil
 }
 
 // realProxyMode measures one mode: proxy start to its first full sync,
 // then (after the syncs settle, RSS read) one endpoint change and one
 // new Service, then cleans up after it (`svcplane proxy --cleanup`, the
-// new Service deleted). idx makes the moved address unique per mode.
-func realProxyMode(out io.Writer, prog *progress, srv *server, client kubernetes.Interface, cfg ProxyConfig, mode string, idx int) (realFigures, error) {
+// new Service deleted) unless it is the last mode (the namespace goes
+// away; the iptables cleanup of 5,000 Services takes minutes). idx makes
+// the moved address unique per mode.
+func realProxyMode(out io.Writer, prog *progress, srv *server, client kubernetes.Interface, cfg ProxyConfig, mode string, idx int, last bool) (realFigures, error) {
 	f := realFigures{mode: mode}
 	if mode == "iptables" && cfg.IPTablesVariant != "" {
 		f.mode = "iptables (" + cfg.IPTablesVariant + ")"
@@ -267,7 +274,10 @@ func realProxyMode(out io.Writer, prog *progress, srv *server, client kubernetes
 	}
 	defer func() {
 		p.stop(cfg.KeepLog)
-		_ = cleanupProxy()
+		if !last {
+			prog.phase(f.mode+": svcplane proxy --cleanup", nil)
+			_ = cleanupProxy()
+		}
 	}()
 	for {
 		c, err := scrapeSyncs(p.metrics)
@@ -279,7 +289,7 @@ func realProxyMode(out io.Writer, prog *progress, srv *server, client kubernetes
 		if time.Since(start) > syncTimeout {
 			return f, fmt.Errorf("no full sync within %s (log: %s): %v", syncTimeout, p.log.Name(), err)
 		}
-		time.Sleep(10 * time.Millisecond)
+		time.Sleep(scrapeInterval)
 	}
 	prog.phase(f.mode+": settling after the full sync", nil)
 	base, err := p.waitQuiet()
@@ -375,7 +385,7 @@ func (p *realProxy) waitQuiet() (syncCounts, error) {
 	if err != nil {
 		return cur, err
 	}
-	for quietSince := time.Now(); time.Since(quietSince) < settleQuiet; time.Sleep(10 * time.Millisecond) {
+	for quietSince := time.Now(); time.Since(quietSince) < settleQuiet; time.Sleep(scrapeInterval) {
 		c, err := scrapeSyncs(p.metrics)
 		if err != nil {
 			return cur, err

@@ -38,6 +38,10 @@ type Tracker struct {
 	// only those after start (older ones were programmed before us).
 	triggers []time.Time
 	start    time.Time
+	// last is the previous NextSnapshot's (never changed after it was
+	// handed out): the next one is a copy of its maps with the dirty
+	// ports replaced, not a rebuild from every Service.
+	last *proxy.Snapshot
 }
 
 // New returns a Tracker for one IP family on the node nodeName; onChange
@@ -79,6 +83,8 @@ func (t *Tracker) changed() { t.onChange() }
 func (t *Tracker) OnServiceUpdate(key types.NamespacedName, svc *v1.Service) {
 	t.mu.Lock()
 	t.markPorts(t.services[key])
+	// The snapshot holds a Service's endpoints only while it exists.
+	t.markEndpoints(t.endpoints[key])
 	if svc == nil {
 		delete(t.services, key)
 	} else {
@@ -241,10 +247,14 @@ func (t *Tracker) Snapshot() *proxy.Snapshot {
 func (t *Tracker) NextSnapshot() *proxy.Snapshot {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	s := t.snapshot()
-	if !t.allDirty {
+	var s *proxy.Snapshot
+	if t.allDirty || t.last == nil {
+		s = t.snapshot()
+	} else {
+		s = t.patched(t.last)
 		s.Changes = &proxy.ChangeSet{Ports: t.dirty}
 	}
+	t.last = s
 	s.LastChangeTriggerTimes, t.triggers = t.triggers, nil
 	t.dirty, t.allDirty = map[proxy.ServicePortName]struct{}{}, false
 	return s
@@ -262,6 +272,39 @@ func (t *Tracker) snapshot() *proxy.Snapshot {
 			s.Services[sp.Name] = sp
 		}
 		for name, eps := range t.endpoints[key] {
+			s.Endpoints[name] = eps
+		}
+	}
+	for _, ps := range t.cidrs {
+		s.ServiceCIDRs = append(s.ServiceCIDRs, ps...)
+	}
+	return s
+}
+
+// patched is prev with the dirty ports as the tracker holds them now:
+// what snapshot() builds, for a copy of two maps and the changes instead
+// of a pass over every Service.
+func (t *Tracker) patched(prev *proxy.Snapshot) *proxy.Snapshot {
+	s := &proxy.Snapshot{
+		Family:    t.family,
+		Services:  maps.Clone(prev.Services),
+		Endpoints: maps.Clone(prev.Endpoints),
+		Node:      t.node,
+	}
+	for name := range t.dirty {
+		key := types.NamespacedName{Namespace: name.Namespace, Name: name.Name}
+		delete(s.Services, name)
+		delete(s.Endpoints, name)
+		ports, ok := t.services[key]
+		if !ok {
+			continue
+		}
+		for _, sp := range ports {
+			if sp.Name == name {
+				s.Services[name] = sp
+			}
+		}
+		if eps, ok := t.endpoints[key][name]; ok {
 			s.Endpoints[name] = eps
 		}
 	}

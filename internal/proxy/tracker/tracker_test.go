@@ -3,6 +3,9 @@ package tracker
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
+	"reflect"
+	"slices"
 	"net/netip"
 	"testing"
 	"time"
@@ -212,8 +215,11 @@ func TestNextSnapshotChanges(t *testing.T) {
 	if got := changed(); len(got) != 2 {
 		t.Errorf("port rename: %v", got)
 	}
+	// Deleting the Service changes its port and takes the endpoints of
+	// the slice's port (still "http") out of the snapshot.
 	tr.OnServiceUpdate(key("web"), nil)
-	if got := changed(); len(got) != 1 || got[0].Port != "https" {
+	if got := changed(); len(got) != 2 || !slices.ContainsFunc(got, func(n proxy.ServicePortName) bool { return n.Port == "https" }) ||
+		!slices.Contains(got, web) {
 		t.Errorf("delete: %v", got)
 	}
 	// A heartbeat-only Node update keeps the change set; a label change drops it.
@@ -291,4 +297,57 @@ func TestTrimForProxy(t *testing.T) {
 	if out, _ := trimForProxy("not an object"); out != "not an object" {
 		t.Errorf("non-objects must pass through, got %v", out)
 	}
+}
+
+// TestNextSnapshotPatched: after random Service and EndpointSlice events
+// the patched snapshot NextSnapshot hands out equals a rebuild from every
+// Service, and its change set names every port that differs from the
+// previous one.
+func TestNextSnapshotPatched(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	tr := New(proxy.IPv4, "node-a", nil)
+	prev := tr.NextSnapshot()
+	for step := range 2000 {
+		svc := fmt.Sprintf("s%d", rng.IntN(8))
+		switch rng.IntN(5) {
+		case 0:
+			tr.OnServiceUpdate(key(svc), nil)
+		case 1, 2:
+			port := []string{"http", "https"}[rng.IntN(2)]
+			tr.OnServiceUpdate(key(svc), service(svc, func(s *v1.Service) { s.Spec.Ports[0].Name = port }))
+		default:
+			es := slice(svc+"-"+fmt.Sprint(rng.IntN(2)), svc, fmt.Sprintf("10.0.0.%d", rng.IntN(4)))
+			tr.OnEndpointSliceUpdate(es, rng.IntN(3) == 0)
+		}
+		if rng.IntN(3) != 0 {
+			continue
+		}
+		got := tr.NextSnapshot()
+		want := tr.Snapshot()
+		if !reflect.DeepEqual(got.Services, want.Services) || !reflect.DeepEqual(got.Endpoints, want.Endpoints) {
+			t.Fatalf("step %d: patched snapshot\n%v %v\nwant\n%v %v", step, got.Services, got.Endpoints, want.Services, want.Endpoints)
+		}
+		for name := range union(prev.Services, got.Services) {
+			if _, listed := got.Changes.Ports[name]; !listed && prev.Services[name] != got.Services[name] {
+				t.Fatalf("step %d: %v changed but is not in the change set", step, name)
+			}
+		}
+		for name := range union(prev.Endpoints, got.Endpoints) {
+			if _, listed := got.Changes.Ports[name]; !listed && !reflect.DeepEqual(prev.Endpoints[name], got.Endpoints[name]) {
+				t.Fatalf("step %d: endpoints of %v changed but it is not in the change set", step, name)
+			}
+		}
+		prev = got
+	}
+}
+
+func union[V any](a, b map[proxy.ServicePortName]V) map[proxy.ServicePortName]struct{} {
+	out := map[proxy.ServicePortName]struct{}{}
+	for k := range a {
+		out[k] = struct{}{}
+	}
+	for k := range b {
+		out[k] = struct{}{}
+	}
+	return out
 }

@@ -92,6 +92,7 @@ type Proxier struct {
 	lastSnap *proxy.Snapshot
 	// lastErr is the last sync's error; after one the next sync is full.
 	lastErr error
+	memory  proxy.MemoryRelease
 	// OnSynced, when set, is called after each sync.
 	OnSynced proxy.SyncedFunc
 }
@@ -192,6 +193,9 @@ func (p *Proxier) SyncProxyRules(full bool) error {
 	res.Duration = p.clock.Since(start)
 	prev := p.lastSnap
 	p.lastSnap, p.lastErr = snap, err
+	if res.Full {
+		p.memory.AfterFullSync(p.clock.Now())
+	}
 	klog.V(2).InfoS("Synced userspace proxy", "partial", partial, "servicePorts", len(p.services), "rulesRewritten", rulesChanged,
 		"elapsed", res.Duration, "err", err)
 	if p.OnSynced != nil {
