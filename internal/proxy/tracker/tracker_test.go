@@ -4,9 +4,9 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"net/netip"
 	"reflect"
 	"slices"
-	"net/netip"
 	"testing"
 	"time"
 
