@@ -279,8 +279,15 @@ func realProxyMode(out io.Writer, prog *progress, srv *server, client kubernetes
 			_ = cleanupProxy()
 		}
 	}()
+	var startProfile chan error
 	for {
 		c, err := scrapeSyncs(p.metrics)
+		if err == nil && cfg.CPUProfileDir != "" && startProfile == nil {
+			// The metrics server is up before the informers list: profile
+			// the start (list, first full sync).
+			startProfile = make(chan error, 1)
+			go func() { startProfile <- p.cpuProfile(cfg.CPUProfileDir, mode+"-start", 10*time.Second) }()
+		}
 		if err == nil && c.fullCount > 0 {
 			f.start, f.fullCount = time.Since(start), c.fullCount
 			f.full = time.Duration(c.fullSum / float64(c.fullCount) * float64(time.Second))
@@ -290,6 +297,11 @@ func realProxyMode(out io.Writer, prog *progress, srv *server, client kubernetes
 			return f, fmt.Errorf("no full sync within %s (log: %s): %v", syncTimeout, p.log.Name(), err)
 		}
 		time.Sleep(scrapeInterval)
+	}
+	if startProfile != nil {
+		if err := <-startProfile; err != nil {
+			return f, err
+		}
 	}
 	prog.phase(f.mode+": settling after the full sync", nil)
 	base, err := p.waitQuiet()
