@@ -102,10 +102,10 @@ func newBenchServicesCommand() *cobra.Command {
 }
 
 func newBenchProxyCommand() *cobra.Command {
-	c := bench.ProxyConfig{Mode: "nftables", Services: 5000, Endpoints: 10, Nodes: 100, IPTablesChunk: -1}
+	c := bench.ProxyConfig{Mode: "nftables", Services: 5000, Endpoints: 10, Nodes: 100, IPTablesChunk: -1, Repeat: 3}
 	cmd := &cobra.Command{
 		Use:   "proxy",
-		Short: "Sync a synthetic cluster into the nftables backend in a fresh network namespace; print sync times and RSS",
+		Short: "Sync a synthetic cluster into a proxy backend in a fresh network namespace (--real: `svcplane proxy` processes against a real server); print sync times and RSS",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return bench.Proxy(cmd.OutOrStdout(), cmd.ErrOrStderr(), c)
@@ -117,9 +117,15 @@ func newBenchProxyCommand() *cobra.Command {
 	f.IntVar(&c.Nodes, "nodes", c.Nodes, "Nodes the endpoints are spread over round-robin; the proxy's node is one of them (1: every endpoint local; 0: no node names).")
 	f.StringVar(&c.CPUProfile, "cpuprofile", "", "Write a CPU profile of the proxy side to this file (absolute path).")
 	f.StringVar(&c.MemProfile, "memprofile", "", "Write a heap profile (after the last sync) to this file (absolute path).")
-	f.StringVar(&c.Mode, "mode", c.Mode, "Backend to measure: nftables, iptables or userspace.")
+	f.StringVar(&c.Mode, "mode", c.Mode, "Backend to measure: nftables, iptables, ipvs (virtual servers and ipsets in the Fakes: no IPVS module here) or userspace; with --real a comma-separated list of nftables, iptables, userspace.")
 	f.StringVar(&c.IPTablesVariant, "iptables-variant", "", "iptables mode: legacy, nft, or empty for every installed one.")
 	f.IntVar(&c.IPTablesChunk, "iptables-chunk", c.IPTablesChunk, "iptables mode: chains per restore (-1: the backend's default for the variant).")
+	f.BoolVar(&c.Real, "real", false, "Run `svcplane proxy --config` (one process per mode; --mode takes a comma-separated list, e.g. nftables,iptables,userspace) against a fresh `svcplane server` holding the Services, in a fresh network namespace; print the proxy's own kubeproxy_sync_* figures and its RSS.")
+	f.StringVar(&c.HeapProfileDir, "heap-profile-dir", "", "With --real: save each proxy's /debug/pprof/heap after its full sync in this directory.")
+	f.StringVar(&c.CPUProfileDir, "cpu-profile-dir", "", "With --real: save each proxy's /debug/pprof/profile over its changes in this directory.")
+	f.IntVar(&c.Repeat, "repeat", c.Repeat, "With --real: measure the endpoint change and the new Service this many times (the table shows the median).")
+	f.BoolVar(&c.KeepLog, "keep-log", false, "With --real: keep the proxies' logs (their paths are printed on failure).")
+	f.StringArrayVar(&c.ProxyArgs, "proxy-arg", nil, "With --real: extra flag of `svcplane proxy` (repeatable).")
 	f.BoolVar(&c.InNetns, "in-netns", false, "Internal: run inside the namespace made for the bench.")
 	f.StringVar(&c.UserspaceRole, "userspace-role", "", "Internal: a helper process of the userspace bench.")
 	for _, hidden := range []string{"iptables-chunk", "in-netns", "userspace-role"} {

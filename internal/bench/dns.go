@@ -2,7 +2,6 @@ package bench
 
 import (
 	"bytes"
-	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -19,11 +18,7 @@ import (
 	"time"
 
 	mdns "github.com/miekg/dns"
-	corev1 "k8s.io/api/core/v1"
-	discoveryv1 "k8s.io/api/discovery/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/utils/ptr"
 )
 
 // DNSConfig is `svcplane bench dns`'s settings.
@@ -206,65 +201,7 @@ func cpuSeconds(pid int) (float64, error) {
 // fillDNSServices creates n selectorless Services in namespace bench, each
 // with one EndpointSlice of eps ready endpoints.
 func fillDNSServices(client kubernetes.Interface, n, eps int) error {
-	ctx := context.Background()
-	if _, err := client.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "bench"}}, metav1.CreateOptions{}); err != nil {
-		return err
-	}
-	work := make(chan int)
-	errs := make(chan error, 32)
-	var wg sync.WaitGroup
-	for range 32 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range work {
-				if err := createDNSService(ctx, client, i, eps); err != nil {
-					errs <- err
-					return
-				}
-			}
-		}()
-	}
-	go func() {
-		defer close(work)
-		for i := range n {
-			select {
-			case work <- i:
-			case err := <-errs:
-				errs <- err
-				return
-			}
-		}
-	}()
-	wg.Wait()
-	select {
-	case err := <-errs:
-		return err
-	default:
-		return nil
-	}
-}
-
-func createDNSService(ctx context.Context, client kubernetes.Interface, i, eps int) error {
-	name := fmt.Sprintf("svc-%d", i)
-	svc := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: name},
-		Spec: corev1.ServiceSpec{Ports: []corev1.ServicePort{{Name: "http", Port: 80}}}}
-	if _, err := client.CoreV1().Services("bench").Create(ctx, svc, metav1.CreateOptions{}); err != nil {
-		return err
-	}
-	es := &discoveryv1.EndpointSlice{ObjectMeta: metav1.ObjectMeta{Name: name + "-1",
-		Labels: map[string]string{discoveryv1.LabelServiceName: name}},
-		AddressType: discoveryv1.AddressTypeIPv4,
-		Ports:       []discoveryv1.EndpointPort{{Name: ptr.To("http"), Port: ptr.To[int32](80)}}}
-	for j := range eps {
-		es.Endpoints = append(es.Endpoints, discoveryv1.Endpoint{
-			Addresses:  []string{fmt.Sprintf("10.%d.%d.%d", 128+j, i/256%256, i%256)},
-			Conditions: discoveryv1.EndpointConditions{Ready: ptr.To(true)},
-			Hostname:   ptr.To(fmt.Sprintf("ep-%d", j)),
-		})
-	}
-	_, err := client.DiscoveryV1().EndpointSlices("bench").Create(ctx, es, metav1.CreateOptions{})
-	return err
+	return fillBenchServices(client, "bench", n, eps, 0)
 }
 
 // freeAddr is a free loopback address:port (UDP and TCP).

@@ -14,8 +14,8 @@ import (
 
 // ProxyConfig is `svcplane bench proxy`'s settings.
 type ProxyConfig struct {
-	// Mode is the backend to measure: nftables (also ""), iptables or
-	// userspace.
+	// Mode is the backend to measure: nftables (also ""), iptables, ipvs
+	// or userspace.
 	Mode string
 	// Services (one TCP port each), Endpoints per Service, and Nodes the
 	// endpoints are spread over round-robin (synthetic.Synthetic).
@@ -31,10 +31,30 @@ type ProxyConfig struct {
 	// UserspaceRole: this process is a helper of the userspace bench
 	// (servers, push, rtt).
 	UserspaceRole string
+	// Real: run `svcplane proxy --config` processes against a fresh
+	// `svcplane server` (proxy_real.go) for each of Mode's comma-separated
+	// modes, instead of syncing a synthetic snapshot in this process.
+	Real bool
+	// HeapProfileDir (Real): save each proxy's heap profile after its
+	// full sync here.
+	HeapProfileDir string
+	// CPUProfileDir (Real): save each proxy's CPU profile over its
+	// changes here.
+	CPUProfileDir string
+	// Repeat (Real): how often the endpoint change and the new Service
+	// are measured (the figure is the median).
+	Repeat int
+	// KeepLog (Real): keep the proxies' logs.
+	KeepLog bool
+	// ProxyArgs (Real): extra flags of `svcplane proxy`.
+	ProxyArgs []string
 }
 
 // Proxy runs the bench of cfg.Mode, each in a fresh network namespace.
 func Proxy(out, errOut io.Writer, cfg ProxyConfig) error {
+	if cfg.Real {
+		return realProxyBench(out, errOut, cfg)
+	}
 	switch cfg.Mode {
 	case "nftables", "":
 		if cfg.Services < 1 || cfg.Endpoints < 1 {
@@ -53,8 +73,10 @@ func Proxy(out, errOut io.Writer, cfg ProxyConfig) error {
 		return iptablesBench(out, errOut, cfg)
 	case "userspace":
 		return userspaceBench(out, errOut, cfg)
+	case "ipvs":
+		return ipvsBench(out, errOut, cfg)
 	}
-	return fmt.Errorf("--mode %q: want nftables, iptables or userspace", cfg.Mode)
+	return fmt.Errorf("--mode %q: want nftables, iptables, ipvs or userspace", cfg.Mode)
 }
 
 func (cfg ProxyConfig) nftablesChildArgs() []string {

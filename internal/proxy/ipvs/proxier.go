@@ -244,22 +244,33 @@ func (p *Proxier) syncReals(vs *VirtualServer, have, want []*RealServer, errs *[
 	return n
 }
 
+// syncAddresses binds want to kube-ipvs0 and unbinds the rest of have
+// (set lookups: both lists hold an address per Service).
 func (p *Proxier) syncAddresses(have, want []netip.Addr) (int, error) {
 	n := 0
 	var errs []error
+	haveSet, wantSet := addrSet(have), addrSet(want)
 	for _, a := range want {
-		if !slices.Contains(have, a) {
+		if _, ok := haveSet[a]; !ok {
 			errs = append(errs, p.links.AddAddr(DummyInterface, a))
 			n++
 		}
 	}
 	for _, a := range have {
-		if !slices.Contains(want, a) {
+		if _, ok := wantSet[a]; !ok {
 			errs = append(errs, p.links.DelAddr(DummyInterface, a))
 			n++
 		}
 	}
 	return n, errors.Join(errs...)
+}
+
+func addrSet(addrs []netip.Addr) map[netip.Addr]struct{} {
+	m := make(map[netip.Addr]struct{}, len(addrs))
+	for _, a := range addrs {
+		m[a] = struct{}{}
+	}
+	return m
 }
 
 // Cleanup removes the mode's virtual servers of both families (h may be

@@ -137,10 +137,17 @@ func sliceEndpoints(slice *discovery.EndpointSlice, family proxy.IPFamily, nodeN
 		if port.Protocol != nil {
 			name.Protocol = proxy.Protocol(*port.Protocol)
 		}
+		eps := out[name]
+		if eps == nil {
+			eps = make([]proxy.Endpoint, 0, len(slice.Endpoints)) // sized once: held as long as the slice
+		}
 		for i := range slice.Endpoints {
 			if ep, ok := convertEndpoint(&slice.Endpoints[i], uint16(*port.Port), family, nodeName); ok {
-				out[name] = append(out[name], ep)
+				eps = append(eps, ep)
 			}
+		}
+		if len(eps) > 0 {
+			out[name] = eps
 		}
 	}
 	return out, true

@@ -41,9 +41,9 @@ func StartAll(ctx context.Context, client kubernetes.Interface, opts Options, tr
 		return nil
 	}
 	nodeName := trackers[0].nodeName
-	factory := informers.NewSharedInformerFactoryWithOptions(client, opts.ResyncPeriod, informers.WithTransform(dropManagedFields),
+	factory := informers.NewSharedInformerFactoryWithOptions(client, opts.ResyncPeriod, informers.WithTransform(trimForProxy),
 		informers.WithTweakListOptions(func(o *metav1.ListOptions) { o.LabelSelector = proxyLabelSelector }))
-	nodeFactory := informers.NewSharedInformerFactoryWithOptions(client, opts.ResyncPeriod, informers.WithTransform(dropManagedFields),
+	nodeFactory := informers.NewSharedInformerFactoryWithOptions(client, opts.ResyncPeriod, informers.WithTransform(trimForProxy),
 		informers.WithTweakListOptions(func(o *metav1.ListOptions) {
 			o.FieldSelector = fields.OneTermEqualSelector("metadata.name", nodeName).String()
 		}))
@@ -59,7 +59,7 @@ func StartAll(ctx context.Context, client kubernetes.Interface, opts Options, tr
 		}
 	}
 	if opts.WatchServiceCIDRs {
-		cidrFactory := informers.NewSharedInformerFactory(client, opts.ResyncPeriod)
+		cidrFactory := informers.NewSharedInformerFactoryWithOptions(client, opts.ResyncPeriod, informers.WithTransform(trimForProxy))
 		for _, t := range trackers {
 			if err := add(cidrFactory.Networking().V1().ServiceCIDRs().Informer(), handlers(func(sc *networkingv1.ServiceCIDR, deleted bool) {
 				name := sc.Name
@@ -103,14 +103,4 @@ func addHandlers(add func(cache.SharedIndexInformer, cache.ResourceEventHandler)
 		}
 		t.OnNodeUpdate(n)
 	}))
-}
-
-// dropManagedFields strips metadata.managedFields from cached objects:
-// the proxy never reads them, and they are often the largest part of a
-// Service or EndpointSlice in the informer cache.
-func dropManagedFields(obj any) (any, error) {
-	if m, ok := obj.(metav1.Object); ok {
-		m.SetManagedFields(nil)
-	}
-	return obj, nil
 }

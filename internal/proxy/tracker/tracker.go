@@ -38,6 +38,10 @@ type Tracker struct {
 	// only those after start (older ones were programmed before us).
 	triggers []time.Time
 	start    time.Time
+	// last is the previous NextSnapshot's (never changed after it was
+	// handed out): the next one is a copy of its maps with the dirty
+	// ports replaced, not a rebuild from every Service.
+	last *proxy.Snapshot
 }
 
 // New returns a Tracker for one IP family on the node nodeName; onChange
@@ -79,6 +83,8 @@ func (t *Tracker) changed() { t.onChange() }
 func (t *Tracker) OnServiceUpdate(key types.NamespacedName, svc *v1.Service) {
 	t.mu.Lock()
 	t.markPorts(t.services[key])
+	// The snapshot holds a Service's endpoints only while it exists.
+	t.markEndpoints(t.endpoints[key])
 	if svc == nil {
 		delete(t.services, key)
 	} else {
@@ -123,8 +129,18 @@ func (t *Tracker) OnEndpointSliceUpdate(slice *discovery.EndpointSlice, deleted 
 }
 
 // mergeSlices joins a Service's slices, de-duplicating endpoints by
-// address and port and favouring a local copy, as kube-proxy does.
+// address and port and favouring a local copy, as kube-proxy does. The
+// common single slice without duplicates is returned as it is (sorted in
+// place): its lists are the tracker's own, so the Service's endpoints are
+// held once, not twice.
 func mergeSlices(bySlice map[string]map[proxy.ServicePortName][]proxy.Endpoint) map[proxy.ServicePortName][]proxy.Endpoint {
+	if len(bySlice) == 1 {
+		for _, ports := range bySlice {
+			if sortedUnique(ports) {
+				return ports
+			}
+		}
+	}
 	seen := map[proxy.ServicePortName]map[string]proxy.Endpoint{}
 	for _, ports := range bySlice {
 		for name, eps := range ports {
@@ -150,6 +166,31 @@ func mergeSlices(bySlice map[string]map[proxy.ServicePortName][]proxy.Endpoint) 
 		out[name] = list
 	}
 	return out
+}
+
+// sortedUnique sorts each list (SortEndpoints) and reports whether none
+// holds an address and port twice. A list is sorted only when it is not
+// yet: a sorted one may be in a snapshot already (sorting is the only
+// write, done before the list is shared).
+func sortedUnique(ports map[proxy.ServicePortName][]proxy.Endpoint) bool {
+	for _, eps := range ports {
+		if !slices.IsSortedFunc(eps, compareEndpoints) {
+			proxy.SortEndpoints(eps)
+		}
+		for i := 1; i < len(eps); i++ {
+			if eps[i].IP == eps[i-1].IP && eps[i].Port == eps[i-1].Port {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+func compareEndpoints(a, b proxy.Endpoint) int {
+	if c := a.IP.Compare(b.IP); c != 0 {
+		return c
+	}
+	return int(a.Port) - int(b.Port)
 }
 
 // OnNodeUpdate records the proxy's own Node (nil = deleted).
@@ -206,10 +247,14 @@ func (t *Tracker) Snapshot() *proxy.Snapshot {
 func (t *Tracker) NextSnapshot() *proxy.Snapshot {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	s := t.snapshot()
-	if !t.allDirty {
+	var s *proxy.Snapshot
+	if t.allDirty || t.last == nil {
+		s = t.snapshot()
+	} else {
+		s = t.patched(t.last)
 		s.Changes = &proxy.ChangeSet{Ports: t.dirty}
 	}
+	t.last = s
 	s.LastChangeTriggerTimes, t.triggers = t.triggers, nil
 	t.dirty, t.allDirty = map[proxy.ServicePortName]struct{}{}, false
 	return s
@@ -227,6 +272,39 @@ func (t *Tracker) snapshot() *proxy.Snapshot {
 			s.Services[sp.Name] = sp
 		}
 		for name, eps := range t.endpoints[key] {
+			s.Endpoints[name] = eps
+		}
+	}
+	for _, ps := range t.cidrs {
+		s.ServiceCIDRs = append(s.ServiceCIDRs, ps...)
+	}
+	return s
+}
+
+// patched is prev with the dirty ports as the tracker holds them now:
+// what snapshot() builds, for a copy of two maps and the changes instead
+// of a pass over every Service.
+func (t *Tracker) patched(prev *proxy.Snapshot) *proxy.Snapshot {
+	s := &proxy.Snapshot{
+		Family:    t.family,
+		Services:  maps.Clone(prev.Services),
+		Endpoints: maps.Clone(prev.Endpoints),
+		Node:      t.node,
+	}
+	for name := range t.dirty {
+		key := types.NamespacedName{Namespace: name.Namespace, Name: name.Name}
+		delete(s.Services, name)
+		delete(s.Endpoints, name)
+		ports, ok := t.services[key]
+		if !ok {
+			continue
+		}
+		for _, sp := range ports {
+			if sp.Name == name {
+				s.Services[name] = sp
+			}
+		}
+		if eps, ok := t.endpoints[key][name]; ok {
 			s.Endpoints[name] = eps
 		}
 	}

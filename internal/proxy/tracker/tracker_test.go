@@ -2,7 +2,11 @@ package tracker
 
 import (
 	"context"
+	"fmt"
+	"math/rand/v2"
 	"net/netip"
+	"reflect"
+	"slices"
 	"testing"
 	"time"
 
@@ -113,6 +117,29 @@ func TestSlicesMergeAndDedupe(t *testing.T) {
 	}
 }
 
+// TestSingleSlice: one slice's endpoints come out sorted and de-duplicated
+// (the local copy kept) as a merge of several does.
+func TestSingleSlice(t *testing.T) {
+	tr := New(proxy.IPv4, "node-a", nil)
+	tr.OnServiceUpdate(key("web"), service("web", nil))
+	name := proxy.ServicePortName{Namespace: "ns", Name: "web", Port: "http", Protocol: proxy.TCP}
+	tr.OnEndpointSliceUpdate(slice("web-a", "web", "10.0.0.3", "10.0.0.1", "10.0.0.2"), false)
+	eps := tr.Snapshot().Endpoints[name]
+	if len(eps) != 3 || eps[0].IP.String() != "10.0.0.1" || eps[2].IP.String() != "10.0.0.3" {
+		t.Fatalf("single slice not sorted: %+v", eps)
+	}
+	dup := slice("web-a", "web", "10.0.0.2", "10.0.0.1", "10.0.0.2")
+	dup.Endpoints[2].NodeName = ptr.To("node-a")
+	tr.OnEndpointSliceUpdate(dup, false)
+	eps = tr.Snapshot().Endpoints[name]
+	if len(eps) != 2 || eps[0].IP.String() != "10.0.0.1" || !eps[1].IsLocal {
+		t.Fatalf("single slice with a duplicate: %+v", eps)
+	}
+	if got := tr.Snapshot().Endpoints[name]; len(eps) == 0 || &got[0] != &eps[0] {
+		t.Errorf("snapshots of an unchanged Service should share its list")
+	}
+}
+
 func key(name string) (k types.NamespacedName) {
 	k.Namespace, k.Name = "ns", name
 	return k
@@ -188,8 +215,11 @@ func TestNextSnapshotChanges(t *testing.T) {
 	if got := changed(); len(got) != 2 {
 		t.Errorf("port rename: %v", got)
 	}
+	// Deleting the Service changes its port and takes the endpoints of
+	// the slice's port (still "http") out of the snapshot.
 	tr.OnServiceUpdate(key("web"), nil)
-	if got := changed(); len(got) != 1 || got[0].Port != "https" {
+	if got := changed(); len(got) != 2 || !slices.ContainsFunc(got, func(n proxy.ServicePortName) bool { return n.Port == "https" }) ||
+		!slices.Contains(got, web) {
 		t.Errorf("delete: %v", got)
 	}
 	// A heartbeat-only Node update keeps the change set; a label change drops it.
@@ -228,14 +258,96 @@ func TestLastChangeTriggerTimes(t *testing.T) {
 	}
 }
 
-func TestDropManagedFields(t *testing.T) {
+// TestTrimForProxy: the informers' transform drops what the tracker never
+// reads, and the tracker converts a trimmed object exactly as the full one.
+func TestTrimForProxy(t *testing.T) {
 	s := service("web", nil)
 	s.ManagedFields = []metav1.ManagedFieldsEntry{{Manager: "kubectl"}}
-	out, err := dropManagedFields(s)
-	if err != nil || out.(*v1.Service).ManagedFields != nil {
-		t.Errorf("managedFields kept: %v %v", out, err)
+	s.Annotations = map[string]string{"kubectl.kubernetes.io/last-applied-configuration": "{}"}
+	want := ServicePorts(s, proxy.IPv4)
+	out, err := trimForProxy(s)
+	if svc := out.(*v1.Service); err != nil || svc.ManagedFields != nil || svc.Annotations != nil {
+		t.Errorf("Service not trimmed: %+v %v", svc.ObjectMeta, err)
 	}
-	if out, _ := dropManagedFields("not an object"); out != "not an object" {
+	if got := ServicePorts(s, proxy.IPv4); len(got) != 1 || fmt.Sprint(*got[0]) != fmt.Sprint(*want[0]) {
+		t.Errorf("trimmed Service converts to %+v, want %+v", got, want)
+	}
+
+	es := slice("web-a", "web", "10.0.0.1", "10.0.0.2")
+	es.Labels["endpointslice.kubernetes.io/managed-by"] = "endpointslice-controller.k8s.io"
+	es.Annotations = map[string]string{v1.EndpointsLastChangeTriggerTime: "2001-01-01T00:00:00Z", "other": "x"}
+	es.Endpoints[0].Hostname = ptr.To("pod-a")
+	es.Endpoints[0].TargetRef = &v1.ObjectReference{Kind: "Pod", Name: "pod-a"}
+	es.Endpoints[0].Conditions = discovery.EndpointConditions{Ready: ptr.To(false), Serving: ptr.To(true), Terminating: ptr.To(true)}
+	es.Endpoints[1].Hints = &discovery.EndpointHints{ForZones: []discovery.ForZone{{Name: "z"}}}
+	wantEps, _ := sliceEndpoints(es, proxy.IPv4, "node-b")
+	if _, err := trimForProxy(es); err != nil {
+		t.Fatal(err)
+	}
+	if len(es.Labels) != 1 || len(es.Annotations) != 1 || es.Endpoints[0].Hostname != nil || es.Endpoints[0].TargetRef != nil {
+		t.Errorf("EndpointSlice not trimmed: %+v %+v", es.ObjectMeta, es.Endpoints[0])
+	}
+	if !lastChangeTriggerTime(es).Equal(time.Date(2001, 1, 1, 0, 0, 0, 0, time.UTC)) {
+		t.Errorf("trigger time lost: %v", es.Annotations)
+	}
+	gotEps, _ := sliceEndpoints(es, proxy.IPv4, "node-b")
+	if fmt.Sprint(gotEps) != fmt.Sprint(wantEps) {
+		t.Errorf("trimmed slice converts to %v, want %v", gotEps, wantEps)
+	}
+	if out, _ := trimForProxy("not an object"); out != "not an object" {
 		t.Errorf("non-objects must pass through, got %v", out)
 	}
+}
+
+// TestNextSnapshotPatched: after random Service and EndpointSlice events
+// the patched snapshot NextSnapshot hands out equals a rebuild from every
+// Service, and its change set names every port that differs from the
+// previous one.
+func TestNextSnapshotPatched(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	tr := New(proxy.IPv4, "node-a", nil)
+	prev := tr.NextSnapshot()
+	for step := range 2000 {
+		svc := fmt.Sprintf("s%d", rng.IntN(8))
+		switch rng.IntN(5) {
+		case 0:
+			tr.OnServiceUpdate(key(svc), nil)
+		case 1, 2:
+			port := []string{"http", "https"}[rng.IntN(2)]
+			tr.OnServiceUpdate(key(svc), service(svc, func(s *v1.Service) { s.Spec.Ports[0].Name = port }))
+		default:
+			es := slice(svc+"-"+fmt.Sprint(rng.IntN(2)), svc, fmt.Sprintf("10.0.0.%d", rng.IntN(4)))
+			tr.OnEndpointSliceUpdate(es, rng.IntN(3) == 0)
+		}
+		if rng.IntN(3) != 0 {
+			continue
+		}
+		got := tr.NextSnapshot()
+		want := tr.Snapshot()
+		if !reflect.DeepEqual(got.Services, want.Services) || !reflect.DeepEqual(got.Endpoints, want.Endpoints) {
+			t.Fatalf("step %d: patched snapshot\n%v %v\nwant\n%v %v", step, got.Services, got.Endpoints, want.Services, want.Endpoints)
+		}
+		for name := range union(prev.Services, got.Services) {
+			if _, listed := got.Changes.Ports[name]; !listed && prev.Services[name] != got.Services[name] {
+				t.Fatalf("step %d: %v changed but is not in the change set", step, name)
+			}
+		}
+		for name := range union(prev.Endpoints, got.Endpoints) {
+			if _, listed := got.Changes.Ports[name]; !listed && !reflect.DeepEqual(prev.Endpoints[name], got.Endpoints[name]) {
+				t.Fatalf("step %d: endpoints of %v changed but it is not in the change set", step, name)
+			}
+		}
+		prev = got
+	}
+}
+
+func union[V any](a, b map[proxy.ServicePortName]V) map[proxy.ServicePortName]struct{} {
+	out := map[proxy.ServicePortName]struct{}{}
+	for k := range a {
+		out[k] = struct{}{}
+	}
+	for k := range b {
+		out[k] = struct{}{}
+	}
+	return out
 }

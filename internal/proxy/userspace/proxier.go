@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/netip"
+	"slices"
 	"sync"
 	"time"
 
@@ -89,6 +90,9 @@ type Proxier struct {
 	closed   bool // Close ran: syncs do nothing
 	services map[proxy.ServicePortName]*svcState
 	lastSnap *proxy.Snapshot
+	// lastErr is the last sync's error; after one the next sync is full.
+	lastErr error
+	memory  proxy.MemoryRelease
 	// OnSynced, when set, is called after each sync.
 	OnSynced proxy.SyncedFunc
 }
@@ -100,6 +104,9 @@ type svcState struct {
 	// pools are the kinds the port has and their current pools (also for
 	// kinds whose listener failed to open).
 	pools map[string]*pool
+	// portals and refusals are the port's redirect rules in the table.
+	portals  []Portal
+	refusals []Refusal
 }
 
 // NewProxier returns a Proxier; redirect may be nil (no redirect rules:
@@ -119,8 +126,11 @@ func NewProxier(cfg Config, redirect *Redirector, state func() *proxy.Snapshot, 
 }
 
 // SyncProxyRules opens listeners for new service ports, closes those of
-// removed ones, swaps endpoint pools and rewrites the redirect rules.
-// full is accepted for the runner; every sync is complete and cheap.
+// removed ones, swaps endpoint pools and rewrites the redirect rules. A
+// partial sync (full false, with the snapshot's change set) visits only
+// the changed ports, and rewrites the redirect table only when their
+// portals or refusals differ: an endpoint change that leaves a port with
+// endpoints swaps its pool and nothing else.
 func (p *Proxier) SyncProxyRules(full bool) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -132,38 +142,62 @@ func (p *Proxier) SyncProxyRules(full bool) error {
 	if snap.Family != 0 && snap.Family != p.cfg.Family {
 		return fmt.Errorf("the IPv%d userspace proxier received an IPv%d snapshot", p.cfg.Family, snap.Family)
 	}
+	partial := !full && snap.Changes != nil && p.lastSnap != nil && p.lastErr == nil
+	res := proxy.SyncResult{Full: !partial}
 	var errs []error
-	for name, st := range p.services {
-		if svc := snap.Services[name]; svc == nil || !sameShape(st.svc, svc) {
+	rulesChanged := !partial
+	visit := func(name proxy.ServicePortName) {
+		svc, st := snap.Services[name], p.services[name]
+		if st != nil && (svc == nil || !sameShape(st.svc, svc)) {
+			rulesChanged = rulesChanged || len(st.portals) > 0 || len(st.refusals) > 0
 			st.close()
 			delete(p.services, name)
 		}
-	}
-	var portals []Portal
-	var refusals []Refusal
-	res := proxy.SyncResult{Full: full}
-	listeners := 0
-	for name, svc := range snap.Services {
+		if svc == nil {
+			return
+		}
 		st, err := p.syncService(svc, snap.Endpoints[name], snap.Node)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("%s: %w", name, err))
 		}
-		if st == nil {
-			continue
-		}
-		listeners += len(st.listeners)
 		pt, rf := st.rules(p.cfg.Family)
-		portals, refusals = append(portals, pt...), append(refusals, rf...)
+		if !slices.Equal(pt, st.portals) || !slices.Equal(rf, st.refusals) {
+			rulesChanged = true
+		}
+		st.portals, st.refusals = pt, rf
 	}
-	res.Changes = len(portals)
-	if p.redirect != nil {
+	if partial {
+		for name := range snap.Changes.Ports {
+			visit(name)
+		}
+	} else {
+		for name := range p.services {
+			if snap.Services[name] == nil {
+				visit(name)
+			}
+		}
+		for name := range snap.Services {
+			visit(name)
+		}
+	}
+	if rulesChanged && p.redirect != nil {
+		var portals []Portal
+		var refusals []Refusal
+		for _, st := range p.services {
+			portals, refusals = append(portals, st.portals...), append(refusals, st.refusals...)
+		}
+		res.Changes = len(portals) + len(refusals)
 		errs = append(errs, p.redirect.Sync(context.Background(), portals, refusals))
 	}
 	err := errors.Join(errs...)
 	res.Duration = p.clock.Since(start)
 	prev := p.lastSnap
-	p.lastSnap = snap
-	klog.V(2).InfoS("Synced userspace proxy", "listeners", listeners, "portals", len(portals), "refusals", len(refusals), "elapsed", res.Duration, "err", err)
+	p.lastSnap, p.lastErr = snap, err
+	if res.Full {
+		p.memory.AfterFullSync(p.clock.Now())
+	}
+	klog.V(2).InfoS("Synced userspace proxy", "partial", partial, "servicePorts", len(p.services), "rulesRewritten", rulesChanged,
+		"elapsed", res.Duration, "err", err)
 	if p.OnSynced != nil {
 		p.OnSynced(res, prev, snap, err)
 	}

@@ -1,0 +1,109 @@
+package userspace
+
+import (
+	"context"
+	"net/netip"
+	"strings"
+	"testing"
+
+	"sigs.k8s.io/knftables"
+
+	"github.com/svcplane/svcplane/internal/proxy"
+)
+
+// countingNFT counts the transactions run on the table.
+type countingNFT struct {
+	knftables.Interface
+	runs int
+}
+
+func (c *countingNFT) Run(ctx context.Context, tx *knftables.Transaction) error {
+	c.runs++
+	return c.Interface.Run(ctx, tx)
+}
+
+// A partial sync visits only the changed ports: an endpoint change that
+// leaves the port with endpoints swaps its pool and runs no transaction;
+// a port losing its last endpoint, or a new port, rewrites the table;
+// the other ports keep their listeners.
+func TestPartialSyncs(t *testing.T) {
+	web := proxy.ServicePortName{Namespace: "ns", Name: "web", Port: "p", Protocol: proxy.TCP}
+	other := proxy.ServicePortName{Namespace: "ns", Name: "other", Port: "p", Protocol: proxy.TCP}
+	added := proxy.ServicePortName{Namespace: "ns", Name: "added", Port: "p", Protocol: proxy.TCP}
+	ep := func(s string) []proxy.Endpoint {
+		return []proxy.Endpoint{{IP: netip.MustParseAddr(s), Port: 8080, Ready: true, Serving: true}}
+	}
+	svc := func(name proxy.ServicePortName, vip string) *proxy.ServicePort {
+		return &proxy.ServicePort{Name: name, Protocol: proxy.TCP, ClusterIP: netip.MustParseAddr(vip), Port: 80}
+	}
+	snap := &proxy.Snapshot{Family: proxy.IPv4,
+		Services:  map[proxy.ServicePortName]*proxy.ServicePort{web: svc(web, "10.96.0.10"), other: svc(other, "10.96.0.11")},
+		Endpoints: map[proxy.ServicePortName][]proxy.Endpoint{web: ep("10.244.1.2"), other: ep("10.244.1.3")}}
+	fake := knftables.NewFake(knftables.IPv4Family, TableName)
+	nft := &countingNFT{Interface: fake}
+	p, err := NewProxier(Config{ListenAddr: netip.MustParseAddr("127.0.0.1")}, NewRedirector(nft), func() *proxy.Snapshot { return snap }, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(p.Close)
+	var last proxy.SyncResult
+	p.OnSynced = func(res proxy.SyncResult, _, _ *proxy.Snapshot, _ error) { last = res }
+	if err := p.SyncProxyRules(false); err != nil { // no change set: full
+		t.Fatal(err)
+	}
+	if !last.Full || nft.runs != 1 {
+		t.Fatalf("first sync: full %v, %d transactions", last.Full, nft.runs)
+	}
+	otherPort := p.services[other].listeners[kindCluster].port()
+	next := func(change ...proxy.ServicePortName) {
+		t.Helper()
+		s := *snap
+		s.Services, s.Endpoints = copyMap(snap.Services), copyMap(snap.Endpoints)
+		s.Changes = &proxy.ChangeSet{Ports: map[proxy.ServicePortName]struct{}{}}
+		for _, n := range change {
+			s.Changes.Ports[n] = struct{}{}
+		}
+		snap = &s
+	}
+
+	next(web)
+	snap.Endpoints[web] = ep("10.244.2.2")
+	if err := p.SyncProxyRules(false); err != nil {
+		t.Fatal(err)
+	}
+	if last.Full || nft.runs != 1 {
+		t.Errorf("endpoint change: full %v, %d transactions (want a partial sync and none)", last.Full, nft.runs)
+	}
+	if be := p.services[web].listeners[kindCluster].bal.pool.Load().backends; len(be) != 1 || be[0].Key != "10.244.2.2:8080" {
+		t.Errorf("web's pool after the change: %+v", be)
+	}
+
+	next(web)
+	delete(snap.Endpoints, web)
+	if err := p.SyncProxyRules(false); err != nil {
+		t.Fatal(err)
+	}
+	if nft.runs != 2 || !strings.Contains(fake.Dump(), "10.96.0.10 tcp dport 80 reject") {
+		t.Errorf("web without endpoints: %d transactions, table:\n%s", nft.runs, fake.Dump())
+	}
+
+	next(added)
+	snap.Services[added], snap.Endpoints[added] = svc(added, "10.96.0.12"), ep("10.244.1.4")
+	if err := p.SyncProxyRules(false); err != nil {
+		t.Fatal(err)
+	}
+	if nft.runs != 3 || !strings.Contains(fake.Dump(), "10.96.0.12 tcp dport 80 redirect") || !strings.Contains(fake.Dump(), "10.96.0.11 tcp dport 80 redirect") {
+		t.Errorf("new port: %d transactions, table:\n%s", nft.runs, fake.Dump())
+	}
+	if got := p.services[other].listeners[kindCluster].port(); got != otherPort {
+		t.Errorf("an unchanged port's listener moved from %d to %d", otherPort, got)
+	}
+}
+
+func copyMap[K comparable, V any](m map[K]V) map[K]V {
+	out := make(map[K]V, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}
