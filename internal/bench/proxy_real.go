@@ -467,7 +467,6 @@ func cleanupProxy() error {
 	return nil
 }
 
-
 // printRealTable prints the modes' figures as one table.
 func printRealTable(out io.Writer, all []realFigures) {
 	fmt.Fprintf(out, "\n(changes: median of the repetitions)\n| mode | full sync | one endpoint change | one new Service | proxy RSS | RssAnon | RssFile |\n|---|---|---|---|---|---|---|\n")
