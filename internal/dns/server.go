@@ -203,6 +203,18 @@ func (s *Server) answer(req *mdns.Msg, proto string, out *served) (resp *mdns.Ms
 // kernel spreads clients over them, one reader each, where one socket's
 // reader caps the rate) and a TCP listener. A taken port fails here.
 func Listen(addr string, n int) ([]net.PacketConn, net.Listener, error) {
+	// With port 0 the UDP sockets pick a free port, which TCP may find
+	// taken by another process: then pick another (a few times).
+	anyPort := addr == "" || strings.HasSuffix(addr, ":0")
+	for attempt := 0; ; attempt++ {
+		pcs, l, err := listenOnce(addr, n)
+		if err == nil || !anyPort || attempt == 9 || !errors.Is(err, syscall.EADDRINUSE) {
+			return pcs, l, err
+		}
+	}
+}
+
+func listenOnce(addr string, n int) ([]net.PacketConn, net.Listener, error) {
 	lc := net.ListenConfig{}
 	if n > 1 {
 		lc.Control = func(_, _ string, c syscall.RawConn) error {
