@@ -7,32 +7,12 @@ import (
 	"time"
 
 	"github.com/vishvananda/netns"
+
+	"github.com/svcplane/svcplane/internal/netnsutil"
 )
 
-// inNetns runs fn on a locked OS thread that has entered ns and returns
-// the thread to its namespace afterwards. A socket fn opens stays in ns
-// for its life, whichever thread later uses it.
-func inNetns(ns netns.NsHandle, fn func() error) error {
-	runtime.LockOSThread()
-	orig, err := netns.Get()
-	if err != nil {
-		runtime.UnlockOSThread()
-		return err
-	}
-	defer orig.Close()
-	if err := netns.Set(ns); err != nil {
-		runtime.UnlockOSThread()
-		return fmt.Errorf("enter network namespace: %w", err)
-	}
-	ferr := fn()
-	if err := netns.Set(orig); err != nil {
-		// A thread in the wrong namespace never goes back to the
-		// scheduler: it stays locked and exits with this goroutine.
-		return fmt.Errorf("leave network namespace: %w", err)
-	}
-	runtime.UnlockOSThread()
-	return ferr
-}
+// inNetns is netnsutil.Do.
+func inNetns(ns netns.NsHandle, fn func() error) error { return netnsutil.Do(ns, fn) }
 
 // newNetns makes an anonymous network namespace with loopback up and
 // returns it open; the calling thread's namespace is left as it was.

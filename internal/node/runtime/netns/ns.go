@@ -6,6 +6,8 @@ import (
 	"runtime"
 
 	"github.com/vishvananda/netns"
+
+	"github.com/svcplane/svcplane/internal/netnsutil"
 )
 
 // newNS creates an anonymous network namespace and returns it open; the
@@ -33,30 +35,8 @@ func newNS() (netns.NsHandle, error) {
 	return ns, nil
 }
 
-// inNS runs fn on a locked OS thread that has entered ns; the thread
-// returns to its namespace after fn. Sockets fn creates belong to ns, and
-// processes it starts begin there.
-func inNS(ns netns.NsHandle, fn func() error) error {
-	runtime.LockOSThread()
-	orig, err := netns.Get()
-	if err != nil {
-		runtime.UnlockOSThread()
-		return err
-	}
-	defer orig.Close()
-	if err := netns.Set(ns); err != nil {
-		runtime.UnlockOSThread()
-		return fmt.Errorf("enter network namespace: %w", err)
-	}
-	ferr := fn()
-	if err := netns.Set(orig); err != nil {
-		// Never hand a thread in the wrong namespace back to the
-		// scheduler: it stays locked and exits with this goroutine.
-		return fmt.Errorf("leave network namespace: %w", err)
-	}
-	runtime.UnlockOSThread()
-	return ferr
-}
+// inNS is netnsutil.Do.
+func inNS(ns netns.NsHandle, fn func() error) error { return netnsutil.Do(ns, fn) }
 
 // writeSysctl writes value to /proc/sys/<path> in ns (net.* sysctls are per
 // namespace: /proc/sys/net is the opening thread's).

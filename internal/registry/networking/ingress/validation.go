@@ -223,12 +223,12 @@ func validateResourceRef(group *string, kind, name string, fld *field.Path) fiel
 			errs = append(errs, field.Invalid(fld.Child("apiGroup"), *group, msg))
 		}
 	}
-	errs = append(errs, requiredPathSegment(kind, fld.Child("kind"))...)
-	return append(errs, requiredPathSegment(name, fld.Child("name"))...)
+	errs = append(errs, RequiredPathSegment(kind, fld.Child("kind"))...)
+	return append(errs, RequiredPathSegment(name, fld.Child("name"))...)
 }
 
 // requiredPathSegment: set, and usable as a path segment.
-func requiredPathSegment(v string, fld *field.Path) field.ErrorList {
+func RequiredPathSegment(v string, fld *field.Path) field.ErrorList {
 	if v == "" {
 		return field.ErrorList{field.Required(fld, "")}
 	}

@@ -6,7 +6,6 @@ import (
 	"slices"
 
 	networkingv1 "k8s.io/api/networking/v1"
-	"k8s.io/apimachinery/pkg/api/validate/content"
 	apivalidation "k8s.io/apimachinery/pkg/api/validation"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -14,6 +13,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/svcplane/svcplane/internal/registry/resource"
+
+	"github.com/svcplane/svcplane/internal/registry/networking/ingress"
 )
 
 const maxControllerLen = 250
@@ -96,8 +97,8 @@ func validateParameters(p *networkingv1.IngressClassParametersReference, fld *fi
 			errs = append(errs, field.Invalid(fld.Child("apiGroup"), *p.APIGroup, msg))
 		}
 	}
-	errs = append(errs, requiredPathSegment(p.Kind, fld.Child("kind"))...)
-	errs = append(errs, requiredPathSegment(p.Name, fld.Child("name"))...)
+	errs = append(errs, ingress.RequiredPathSegment(p.Kind, fld.Child("kind"))...)
+	errs = append(errs, ingress.RequiredPathSegment(p.Name, fld.Child("name"))...)
 	if p.Scope == nil {
 		return append(errs, field.Required(fld.Child("scope"), ""))
 	}
@@ -116,17 +117,6 @@ func validateParameters(p *networkingv1.IngressClassParametersReference, fld *fi
 		}
 	default:
 		errs = append(errs, field.NotSupported(fld.Child("scope"), *p.Scope, slices.Clone(scopes)))
-	}
-	return errs
-}
-
-func requiredPathSegment(v string, fld *field.Path) field.ErrorList {
-	if v == "" {
-		return field.ErrorList{field.Required(fld, "")}
-	}
-	var errs field.ErrorList
-	for _, msg := range content.IsPathSegmentName(v) {
-		errs = append(errs, field.Invalid(fld, v, msg))
 	}
 	return errs
 }
