@@ -54,14 +54,14 @@ func (c *Controller) createNewRS(ctx context.Context, d *appsv1.Deployment, owne
 		sel.MatchLabels = map[string]string{}
 	}
 	sel.MatchLabels[HashLabel] = hash
-	zero := int32(0)
+	initial := initialReplicas(d, owned)
 	rs := &appsv1.ReplicaSet{
 		ObjectMeta: metav1.ObjectMeta{Name: ReplicaSetName(d.Name, hash), Namespace: d.Namespace, Labels: tmpl.Labels,
 			OwnerReferences: []metav1.OwnerReference{controllerRef(d)},
 			Annotations: map[string]string{RevisionAnnotation: strconv.FormatInt(maxRevision(owned)+1, 10),
 				DesiredReplicasAnnotation: strconv.Itoa(int(replicas(d))),
 				MaxReplicasAnnotation:     strconv.Itoa(int(replicas(d) + maxSurge(d)))}},
-		Spec: appsv1.ReplicaSetSpec{Replicas: &zero, MinReadySeconds: d.Spec.MinReadySeconds, Selector: sel, Template: tmpl},
+		Spec: appsv1.ReplicaSetSpec{Replicas: &initial, MinReadySeconds: d.Spec.MinReadySeconds, Selector: sel, Template: tmpl},
 	}
 	created, err := c.client.AppsV1().ReplicaSets(d.Namespace).Create(ctx, rs, metav1.CreateOptions{})
 	if apierrors.IsAlreadyExists(err) {
@@ -87,6 +87,30 @@ func (c *Controller) createNewRS(ctx context.Context, d *appsv1.Deployment, owne
 		return nil, fmt.Errorf("hash collision for %s; retrying with collisionCount %d", rs.Name, n)
 	}
 	return created, err
+}
+
+// initialReplicas is the new ReplicaSet's size at creation, as upstream's
+// NewRSNewReplicas: under RollingUpdate as many as maxSurge leaves room
+// for beside the old ReplicaSets (at most replicas); under Recreate all
+// replicas once no old pod is left, else none (upstream creates it only
+// then).
+func initialReplicas(d *appsv1.Deployment, old []*appsv1.ReplicaSet) int32 {
+	var current, running int32
+	for _, rs := range old {
+		current += rsReplicas(rs)
+		running += rs.Status.Replicas
+	}
+	if d.Spec.Strategy.Type == appsv1.RecreateDeploymentStrategyType {
+		if current > 0 || running > 0 {
+			return 0
+		}
+		return replicas(d)
+	}
+	room := replicas(d) + maxSurge(d) - current
+	if room <= 0 {
+		return 0
+	}
+	return min(room, replicas(d))
 }
 
 // stampRevision makes the current ReplicaSet carry the newest revision (a
