@@ -1,9 +1,7 @@
 package bench
 
 import (
-	"fmt"
 	"net"
-	"runtime"
 	"time"
 
 	"github.com/vishvananda/netns"
@@ -14,28 +12,8 @@ import (
 // inNetns is netnsutil.Do.
 func inNetns(ns netns.NsHandle, fn func() error) error { return netnsutil.Do(ns, fn) }
 
-// newNetns makes an anonymous network namespace with loopback up and
-// returns it open; the calling thread's namespace is left as it was.
-func newNetns() (netns.NsHandle, error) {
-	runtime.LockOSThread()
-	orig, err := netns.Get()
-	if err != nil {
-		runtime.UnlockOSThread()
-		return netns.None(), err
-	}
-	defer orig.Close()
-	ns, err := netns.New()
-	if err != nil {
-		runtime.UnlockOSThread()
-		return netns.None(), fmt.Errorf("new network namespace: %w", err)
-	}
-	if err := netns.Set(orig); err != nil {
-		ns.Close()
-		return netns.None(), fmt.Errorf("back to the original network namespace: %w", err)
-	}
-	runtime.UnlockOSThread()
-	return ns, nil
-}
+// newNetns is netnsutil.New.
+func newNetns() (netns.NsHandle, error) { return netnsutil.New() }
 
 // nsEndpoint opens sockets in one network namespace: a pod's (entered
 // through a process of it), one the bench made, or (ns netns.None(),

@@ -32,3 +32,28 @@ func Do(ns netns.NsHandle, fn func() error) error {
 	runtime.UnlockOSThread()
 	return ferr
 }
+
+// New creates an anonymous network namespace and returns it open; the
+// calling thread's namespace is left as it was.
+func New() (netns.NsHandle, error) {
+	runtime.LockOSThread()
+	orig, err := netns.Get()
+	if err != nil {
+		runtime.UnlockOSThread()
+		return netns.None(), err
+	}
+	defer orig.Close()
+	ns, err := netns.New()
+	if err != nil {
+		// unshare failed: the thread is where it was.
+		runtime.UnlockOSThread()
+		return netns.None(), fmt.Errorf("new network namespace: %w", err)
+	}
+	if err := netns.Set(orig); err != nil {
+		// The thread stays locked and dies with this goroutine.
+		ns.Close()
+		return netns.None(), fmt.Errorf("back to the original network namespace: %w", err)
+	}
+	runtime.UnlockOSThread()
+	return ns, nil
+}

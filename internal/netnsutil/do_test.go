@@ -13,17 +13,18 @@ func TestDoEntersAndReturns(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("needs root for network namespaces")
 	}
-	runtime.LockOSThread()
-	orig, _ := netns.Get()
-	other, err := netns.New() // enters it
+	other, err := New()
 	if err != nil {
-		runtime.UnlockOSThread()
 		t.Fatal(err)
 	}
-	_ = netns.Set(orig)
+	defer other.Close()
+	runtime.LockOSThread()
+	orig, _ := netns.Get()
 	runtime.UnlockOSThread()
 	defer orig.Close()
-	defer other.Close()
+	if orig.Equal(other) {
+		t.Fatal("New left the thread in the new namespace")
+	}
 	var inside netns.NsHandle
 	want := errors.New("fn's error")
 	err = Do(other, func() error {

@@ -1,39 +1,15 @@
 package netns
 
 import (
-	"fmt"
 	"os"
-	"runtime"
 
 	"github.com/vishvananda/netns"
 
 	"github.com/svcplane/svcplane/internal/netnsutil"
 )
 
-// newNS creates an anonymous network namespace and returns it open; the
-// calling thread's namespace is left as it was.
-func newNS() (netns.NsHandle, error) {
-	runtime.LockOSThread()
-	orig, err := netns.Get()
-	if err != nil {
-		runtime.UnlockOSThread()
-		return netns.None(), err
-	}
-	defer orig.Close()
-	ns, err := netns.New()
-	if err != nil {
-		// unshare failed: the thread is where it was.
-		runtime.UnlockOSThread()
-		return netns.None(), fmt.Errorf("new network namespace: %w", err)
-	}
-	if err := netns.Set(orig); err != nil {
-		// The thread stays locked and dies with this goroutine.
-		ns.Close()
-		return netns.None(), fmt.Errorf("back to the original network namespace: %w", err)
-	}
-	runtime.UnlockOSThread()
-	return ns, nil
-}
+// newNS is netnsutil.New.
+func newNS() (netns.NsHandle, error) { return netnsutil.New() }
 
 // inNS is netnsutil.Do.
 func inNS(ns netns.NsHandle, fn func() error) error { return netnsutil.Do(ns, fn) }
