@@ -22,9 +22,12 @@ var alarming = regexp.MustCompile(`(?m)^[EWF]\d{4} |"level":"(error|warn|fatal|p
 // turn off without forking the library: apiextensions-apiserver's New
 // installs its group with every version its scheme knows, and v1beta1
 // (kept in the scheme as the CRDs' etcd encoding, as upstream stores
-// them) has no storage since 1.22. Each entry is the exact message.
+// them) has no storage since 1.22; kube-aggregator's apiservices group
+// likewise installs v1beta1 from its scheme, which has no storage since
+// 1.22 either. Each entry is the exact message.
 var upstreamStartWarnings = []string{
 	"] Skipping API apiextensions.k8s.io/v1beta1 because it has no resources.",
+	"] Skipping API apiregistration.k8s.io/v1beta1 because it has no resources.",
 }
 
 func upstreamStartWarning(line string) bool {
