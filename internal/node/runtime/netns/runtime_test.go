@@ -171,7 +171,7 @@ func TestPodsServeAcrossNodesAndFromTheHost(t *testing.T) {
 	})
 	never := l.run(t, "never", "n1", "", corev1.Container{Name: "app", Image: agnhostImage, Args: []string{"netexec", "--http-port=8080"},
 		StartupProbe: &corev1.Probe{ProbeHandler: corev1.ProbeHandler{TCPSocket: &corev1.TCPSocketAction{Port: intstr.FromInt32(9)}}, PeriodSeconds: 1, FailureThreshold: 1}})
-	testutil.Eventually(t, 10*time.Second, "never killed by its startup probe", func() bool {
+	testutil.Eventually(t, 20*time.Second, "never killed by its startup probe", func() bool {
 		c := l.state(t, never).Containers[0]
 		return c.RestartCount >= 1 && !c.Ready && c.LastTerminationState.Terminated != nil && c.LastTerminationState.Terminated.ExitCode == 137
 	})
