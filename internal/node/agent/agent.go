@@ -55,6 +55,12 @@ type Agent struct {
 	beats map[string]int
 	// waiting are pods (keys) per node that wait for its pod CIDRs.
 	waiting map[string]map[string]bool
+	// handed are the nodes the runtime has, with their running pods
+	// adopted: only then may a pod start there, or a new pod could take
+	// the address of one not yet adopted.
+	handed map[string]bool
+	// handing are the nodes being handed to the runtime now.
+	handing map[string]bool
 	// ended are the final statuses of pods that reached Succeeded or
 	// Failed here, until the pod is deleted: a pod never runs again once
 	// it has ended, even when a sync reads it from a cache that has not
@@ -72,8 +78,9 @@ func New(cfg Config) (*Agent, error) {
 		return nil, err
 	}
 	a := &Agent{cfg: cfg, index: map[string]int{}, leases: map[string]*coordinationv1.Lease{},
-		beats: map[string]int{}, waiting: map[string]map[string]bool{},
-		ended: map[types.UID]corev1.PodStatus{}}
+		beats: map[string]int{}, waiting: map[string]map[string]bool{}, handed: map[string]bool{},
+		handing: map[string]bool{},
+		ended:   map[types.UID]corev1.PodStatus{}}
 	for i, n := range cfg.Names {
 		a.index[n] = i
 	}
@@ -174,23 +181,49 @@ func (a *Agent) nodeChanged(obj interface{}) {
 	if !a.ours(n.Name) {
 		return
 	}
-	if len(n.Spec.PodCIDRs) > 0 && !a.cfg.Runtime.Ready(n.Name) && a.podsSynced() {
-		if err := a.cfg.Runtime.SetNode(n.Name, n.Spec.PodCIDRs, a.hostIPs(n.Name)); err != nil {
-			klog.ErrorS(err, "Bad pod CIDRs", "node", n.Name)
-			return
-		}
-		a.adoptPods(n.Name)
-		a.mu.Lock()
-		keys := a.waiting[n.Name]
-		delete(a.waiting, n.Name)
-		a.mu.Unlock()
-		for k := range keys {
-			a.podQueue.Add(k)
-		}
+	if len(n.Spec.PodCIDRs) > 0 && !a.nodeHanded(n.Name) && a.podsSynced() {
+		a.handNode(n)
 	}
 	if a.statusStale(n) {
 		a.hbQueue.Add(n.Name)
 	}
+}
+
+// handNode gives the runtime node's pod CIDRs, adopts the pods that ran
+// there before a restart, and only then lets the waiting pods start.
+func (a *Agent) handNode(n *corev1.Node) {
+	a.mu.Lock()
+	if a.handed[n.Name] || a.handing[n.Name] {
+		a.mu.Unlock()
+		return // a pod waiting meanwhile is queued by the one handing it
+	}
+	a.handing[n.Name] = true
+	a.mu.Unlock()
+	err := a.cfg.Runtime.SetNode(n.Name, n.Spec.PodCIDRs, a.hostIPs(n.Name))
+	if err != nil {
+		klog.ErrorS(err, "Bad pod CIDRs", "node", n.Name)
+	} else {
+		a.adoptPods(n.Name)
+	}
+	a.mu.Lock()
+	delete(a.handing, n.Name)
+	if err != nil {
+		a.mu.Unlock()
+		return
+	}
+	a.handed[n.Name] = true
+	keys := a.waiting[n.Name]
+	delete(a.waiting, n.Name)
+	a.mu.Unlock()
+	for k := range keys {
+		a.podQueue.Add(k)
+	}
+}
+
+func (a *Agent) nodeHanded(name string) bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.handed[name]
 }
 
 const podNodeIndex = "spec.nodeName"

@@ -43,8 +43,7 @@ func (a *Agent) syncPod(ctx context.Context, key string) (time.Duration, error) 
 		}
 		return 0, err
 	}
-	if !a.cfg.Runtime.Ready(pod.Spec.NodeName) {
-		a.waitForPodCIDRs(pod.Spec.NodeName, key)
+	if a.waitForNode(pod.Spec.NodeName, key) {
 		return 0, nil
 	}
 	run, err := a.cfg.Runtime.RunPod(pod)
@@ -110,8 +109,14 @@ func terminal(p *corev1.Pod) bool {
 	return p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed
 }
 
-func (a *Agent) waitForPodCIDRs(node, key string) {
+// waitForNode reports whether the pod (key) must wait until its node is
+// handed to the runtime, and records it to be queued again then.
+func (a *Agent) waitForNode(node, key string) bool {
 	a.mu.Lock()
+	if a.handed[node] {
+		a.mu.Unlock()
+		return false
+	}
 	if a.waiting[node] == nil {
 		a.waiting[node] = map[string]bool{}
 	}
@@ -121,6 +126,7 @@ func (a *Agent) waitForPodCIDRs(node, key string) {
 	if n, err := a.nodes.Get(node); err == nil && len(n.Spec.PodCIDRs) > 0 {
 		a.nodeChanged(n)
 	}
+	return true
 }
 
 // writeStatus updates the pod's status unless it is unchanged.

@@ -289,6 +289,56 @@ func TestRestartedAgentKeepsRunningPodsIPs(t *testing.T) {
 	}
 }
 
+// interleaving runs hook right after the runtime got a node, before the
+// agent adopts that node's pods: where a pod worker may sync meanwhile.
+type interleaving struct {
+	Runtime
+	hook func()
+}
+
+func (r *interleaving) SetNode(name string, podCIDRs, hostIPs []string) error {
+	err := r.Runtime.SetNode(name, podCIDRs, hostIPs)
+	if r.hook != nil {
+		hook := r.hook
+		r.hook = nil
+		hook()
+	}
+	return err
+}
+
+// A pod worker that syncs a running pod while its node is being handed to
+// the runtime waits for the adoption: it never starts the pod afresh with
+// a new address (taking another running pod's address).
+func TestPodSyncedDuringAdoptionKeepsItsIP(t *testing.T) {
+	rt := &interleaving{}
+	f := newFixtureWith(t, func(c *Config) {
+		rt.Runtime = sim.New(c.Clock)
+		c.Runtime = rt
+	}, "n0")
+	f.heartbeat("n0")
+	start := metav1.NewTime(f.clock.Now().Add(-time.Hour))
+	running := func(name, ip string) *corev1.Pod {
+		p, _ := f.client.CoreV1().Pods("default").Create(ctx, newPod(name, "n0"), metav1.CreateOptions{})
+		p.Status = corev1.PodStatus{Phase: corev1.PodRunning, StartTime: &start, PodIP: ip, PodIPs: []corev1.PodIP{{IP: ip}}}
+		p, _ = f.client.CoreV1().Pods("default").UpdateStatus(ctx, p, metav1.UpdateOptions{})
+		f.cache(p)
+		return p
+	}
+	a, b := running("a", "10.244.0.2"), running("b", "10.244.0.3")
+	rt.hook = func() {
+		if _, err := f.a.syncPod(ctx, "default/b"); err != nil {
+			t.Error(err)
+		}
+	}
+	f.withCIDRs("n0", "10.244.0.0/24")
+	for _, p := range []*corev1.Pod{a, b} {
+		want := p.Status.PodIP
+		if got, _ := f.sync(p); got.Status.PodIP != want {
+			t.Errorf("pod %s: IP %s after the restart, want %s", p.Name, got.Status.PodIP, want)
+		}
+	}
+}
+
 // runCounter counts the runtime's RunPod calls per pod.
 type runCounter struct {
 	Runtime

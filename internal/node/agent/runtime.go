@@ -22,8 +22,6 @@ type Runtime interface {
 	// SetNode records a node's pod CIDRs and host addresses; the pod
 	// CIDRs are fixed once set.
 	SetNode(name string, podCIDRs, hostIPs []string) error
-	// Ready reports whether pods can run on node (it has its pod CIDRs).
-	Ready(node string) bool
 	// RunPod starts pod on spec.nodeName unless it runs already.
 	RunPod(pod *corev1.Pod) (sim.Pod, error)
 	// Running returns a running pod's record.

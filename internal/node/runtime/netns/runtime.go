@@ -189,9 +189,6 @@ func (r *Runtime) SetNode(name string, podCIDRs, hostIPs []string) error {
 	return r.net.setPodCIDRs(nn, cidrs)
 }
 
-// Ready reports whether node has its pod CIDRs.
-func (r *Runtime) Ready(node string) bool { return r.sim.Ready(node) }
-
 // Len is the number of running pods.
 func (r *Runtime) Len() int { return r.sim.Len() }
 

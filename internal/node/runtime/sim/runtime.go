@@ -95,14 +95,6 @@ func (r *Runtime) SetNode(name string, podCIDRs, hostIPs []string) error {
 	return nil
 }
 
-// Ready reports whether node has its pod CIDRs, so pods can run there.
-func (r *Runtime) Ready(name string) bool {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	n := r.nodes[name]
-	return n != nil && len(n.cidrs) > 0
-}
-
 // RunPod starts pod on its node (spec.nodeName) unless it already runs,
 // and returns its state. It fails when the node has no pod CIDRs yet or
 // one of them is full.
