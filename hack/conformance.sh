@@ -50,7 +50,11 @@ in_ns() { ip netns exec "$NS" "$@"; }
 # The chunking spec waits for etcd to compact its first page's revision:
 # kube-apiserver's --etcd-compaction-interval (default 5m) set to 1m
 # (COMPACTION) saves the run ~5 min; the spec checks the same 410.
+# The netns runtime pulls no image; --unpullable-images names the one
+# image the specs use as one no registry has (Deployment proportional
+# scaling rolls out webserver:404 to get a rollout stuck in ErrImagePull).
 ip netns exec "$NS" "$OUT/svcplane" up --data-dir "$DATA" --nodes 3 --runtime netns --proxy-mode "${PROXY_MODE:-nftables}" \
+  --unpullable-images '^webserver:404$' \
   --etcd-compaction-interval "${COMPACTION:-1m}" --secure-port "$PORT" --bind-address 0.0.0.0 --advertise-address 10.203.0.99 > "$OUT/svcplane.log" 2>&1 &
 UP=$!
 trap 'kill $UP 2>/dev/null; wait $UP 2>/dev/null; ip netns del "$NS"; rm -rf "$DATA"' EXIT

@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -43,6 +44,9 @@ type NetnsOptions struct {
 	// ResolvConf is the kubelet's --resolv-conf: the host's resolvers,
 	// for Default pods and the search path's tail.
 	ResolvConf string
+	// UnpullableImages is a regular expression of images no registry
+	// has (empty: every image runs).
+	UnpullableImages string
 }
 
 func newNetnsOptions() NetnsOptions {
@@ -62,7 +66,13 @@ func (o *NetnsOptions) addFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.LogDir, "netns-log-dir", o.LogDir, "--runtime netns: directory for the proxies' logs (proxy-<node>.log); empty: discarded.")
 	fs.StringVar(&o.ClusterDNS, "cluster-dns", o.ClusterDNS, "--runtime netns: the cluster DNS's IP address (the kubelet's --cluster-dns): ClusterFirst pods' nameserver; empty: they use the host's resolvers.")
 	fs.StringVar(&o.ClusterDomain, "cluster-domain", o.ClusterDomain, "--runtime netns: the cluster's DNS domain (the kubelet's --cluster-domain), in ClusterFirst pods' search path.")
+	o.addImageFlags(fs)
 	fs.StringVar(&o.ResolvConf, "resolv-conf", o.ResolvConf, "--runtime netns: the host's resolver configuration (the kubelet's --resolv-conf), for dnsPolicy Default pods.")
+}
+
+// addImageFlags registers the flags `svcplane up` shares with node.
+func (o *NetnsOptions) addImageFlags(fs *pflag.FlagSet) {
+	fs.StringVar(&o.UnpullableImages, "unpullable-images", o.UnpullableImages, "--runtime netns: a regular expression of images no registry has (e.g. '^webserver:404$'): their containers wait in ErrImagePull/ImagePullBackOff as after a failed pull. The runtime pulls nothing, so every other image runs.")
 }
 
 // nodeIPs are the InternalIPs of n netns nodes: addresses 2… of the host
@@ -82,6 +92,13 @@ func (o *NetnsOptions) nodeIPs(n int) ([]string, netip.Prefix, error) {
 // runtime makes the netns runtime for the named nodes (their InternalIPs
 // ips); client reads what host-process containers' environment refers to.
 func (o *NetnsOptions) runtime(client kubernetes.Interface, names, ips []string, host netip.Prefix) (*netns.Runtime, error) {
+	var unpullable *regexp.Regexp
+	if o.UnpullableImages != "" {
+		var err error
+		if unpullable, err = regexp.Compile(o.UnpullableImages); err != nil {
+			return nil, fmt.Errorf("--unpullable-images %q: %w", o.UnpullableImages, err)
+		}
+	}
 	if os.Geteuid() != 0 {
 		return nil, fmt.Errorf("--runtime netns needs root (it makes network namespaces, links and routes)")
 	}
@@ -102,6 +119,7 @@ func (o *NetnsOptions) runtime(client kubernetes.Interface, names, ips []string,
 		return nil, err
 	}
 	cfg.DNS = dns
+	cfg.UnpullableImages = unpullable
 	for i, n := range names {
 		cfg.NodeIPs[n] = ips[i]
 	}

@@ -39,10 +39,14 @@ func TestRuntimeFlagIsChecked(t *testing.T) {
 	if _, err := o.AgentConfig(&rest.Config{Host: "https://127.0.0.1:1"}, []string{"n"}); err == nil || err.Error() != `--runtime "docker": want sim or netns` {
 		t.Fatalf("unknown runtime: %v", err)
 	}
+	o.Runtime, o.Netns.UnpullableImages = "netns", "webserver:(404"
+	if _, err := o.AgentConfig(&rest.Config{Host: "https://127.0.0.1:1"}, []string{"n"}); err == nil || !strings.HasPrefix(err.Error(), `--unpullable-images "webserver:(404": error parsing regexp`) {
+		t.Fatalf("a bad --unpullable-images: %v", err)
+	}
+	o.Netns.UnpullableImages = ""
 	if os.Geteuid() == 0 {
 		return
 	}
-	o.Runtime = "netns"
 	if _, err := o.AgentConfig(&rest.Config{Host: "https://127.0.0.1:1"}, []string{"n"}); err == nil || !strings.Contains(err.Error(), "needs root") {
 		t.Fatalf("netns without root: %v", err)
 	}

@@ -115,6 +115,7 @@ func (o *Options) AddFlags(fss *cliflag.NamedFlagSets) {
 	fs.StringVar(&o.Runtime, "runtime", o.Runtime, "Local nodes' runtime: 'sim' simulates pods; 'netns' (root) makes each node a network namespace on a host bridge and each pod one with a veth into its node, runs containers for real and a service proxy per node.")
 	fs.StringVar(&o.Netns.HostAddress, "netns-host-address", o.Netns.HostAddress, "--runtime netns: the host bridge's address/prefix; node i gets address i+2 of the prefix as its InternalIP.")
 	fs.StringVar(&o.Netns.Bridge, "netns-bridge", o.Netns.Bridge, "--runtime netns: the host bridge's name.")
+	o.Netns.addImageFlags(fs)
 	fs = fss.FlagSet("dns")
 	fs.BoolVar(&o.DNSEnabled, "dns", o.DNSEnabled, "Run the cluster DNS in this process, behind kube-system/kube-dns (the tenth address of the service range).")
 	o.DNS.AddFlags(fs)

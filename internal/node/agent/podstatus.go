@@ -72,8 +72,11 @@ func podStatus(pod *corev1.Pod, run sim.Pod, state *container.PodState, hostIPs 
 	}
 	if state != nil && !failed {
 		s.InitContainerStatuses, s.ContainerStatuses = state.InitContainers, state.Containers
-		if state.Phase == corev1.PodSucceeded || state.Phase == corev1.PodFailed {
+		switch state.Phase {
+		case corev1.PodSucceeded, corev1.PodFailed:
 			s.Phase, ready, after = state.Phase, false, 0
+		case corev1.PodPending:
+			s.Phase = corev1.PodPending
 		}
 	} else {
 		s.InitContainerStatuses = initContainerStatuses(pod, run)

@@ -9,8 +9,9 @@ import (
 // pod: its containers' statuses (state, last termination, restarts,
 // readiness from its probes) and the phase they add up to.
 type PodState struct {
-	// Phase is Running, or Succeeded/Failed once every container ended
-	// for good (restartPolicy Never or OnFailure).
+	// Phase is Pending while an init container has not succeeded or a
+	// container has never run, then Running, or Succeeded/Failed once
+	// every container ended for good (restartPolicy Never or OnFailure).
 	Phase corev1.PodPhase
 	// Containers are in the order of the pod's spec.containers.
 	Containers []corev1.ContainerStatus

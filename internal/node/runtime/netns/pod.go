@@ -175,6 +175,9 @@ func restarts(policy corev1.RestartPolicy, code int32) bool {
 // runContainer runs c until it ends for good (true: it succeeded or
 // need not run again) or the pod stops (false).
 func (p *pod) runContainer(c *ctr) bool {
+	if p.r.unpullable(c.spec.Image) {
+		return p.pullBackOff(c)
+	}
 	backoff, backedOff := backoffInitial, false
 	for {
 		started := p.r.cfg.Clock.Now()
@@ -344,7 +347,27 @@ func (p *pod) state() container.PodState {
 	for _, c := range p.containers {
 		s.Containers = append(s.Containers, status(c))
 	}
+	if s.Phase == corev1.PodRunning && pending(s) {
+		s.Phase = corev1.PodPending
+	}
 	return s
+}
+
+// pending reports whether a pod the kubelet runs is still Pending (its
+// getPhase): an init container has not succeeded yet, or a container
+// waits without ever having run (ContainerCreating, ErrImagePull).
+func pending(s container.PodState) bool {
+	for _, c := range s.InitContainers {
+		if t := c.State.Terminated; t == nil || t.ExitCode != 0 {
+			return true
+		}
+	}
+	for _, c := range s.Containers {
+		if c.State.Waiting != nil && c.LastTerminationState.Terminated == nil {
+			return true
+		}
+	}
+	return false
 }
 
 func imageID(image string) string { return "netns://" + image }

@@ -6,6 +6,7 @@ import (
 	"net/netip"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sync"
 	"time"
 
@@ -53,6 +54,11 @@ type Config struct {
 	// its dnsPolicy, bound over the host's in a mount namespace of their
 	// own; unset: they see the host's.
 	DNS DNS
+	// UnpullableImages, when set, are the images no registry has: their
+	// containers wait in ErrImagePull/ImagePullBackOff, as the kubelet
+	// shows a failed pull (the runtime pulls nothing; every other image
+	// runs).
+	UnpullableImages *regexp.Regexp
 }
 
 // ProxyProcess is the argv of a node's proxy and where its output goes.
