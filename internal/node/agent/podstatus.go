@@ -101,7 +101,13 @@ func podStatus(pod *corev1.Pod, run sim.Pod, state *container.PodState, hostIPs 
 		}
 	}
 	setCondition(&s, corev1.PodReadyToStartContainers, !failed, "", "", now)
-	setCondition(&s, corev1.PodInitialized, true, "", "", now)
+	initialized, initReason, initMsg := true, "", ""
+	if state != nil {
+		st := *state
+		st.Phase = s.Phase
+		initialized, initReason, initMsg = container.Initialized(&pod.Spec, st)
+	}
+	setCondition(&s, corev1.PodInitialized, initialized, initReason, initMsg, now)
 	setCondition(&s, corev1.ContainersReady, ready, notReadyReason, notReadyMsg, now)
 	setCondition(&s, corev1.PodReady, ready, notReadyReason, notReadyMsg, now)
 	setCondition(&s, corev1.PodScheduled, true, "", "", now)

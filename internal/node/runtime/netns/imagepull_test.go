@@ -81,7 +81,7 @@ func TestPendingPhase(t *testing.T) {
 			ctrs: []corev1.ContainerStatus{{State: waiting}}, pending: true},
 	} {
 		s := container.PodState{Phase: corev1.PodRunning, InitContainers: tc.inits, Containers: tc.ctrs}
-		if got := pending(s); got != tc.pending {
+		if got := container.Pending(s); got != tc.pending {
 			t.Errorf("%s: pending %v, want %v", tc.name, got, tc.pending)
 		}
 	}

@@ -347,27 +347,10 @@ func (p *pod) state() container.PodState {
 	for _, c := range p.containers {
 		s.Containers = append(s.Containers, status(c))
 	}
-	if s.Phase == corev1.PodRunning && pending(s) {
+	if s.Phase == corev1.PodRunning && container.Pending(s) {
 		s.Phase = corev1.PodPending
 	}
 	return s
-}
-
-// pending reports whether a pod the kubelet runs is still Pending (its
-// getPhase): an init container has not succeeded yet, or a container
-// waits without ever having run (ContainerCreating, ErrImagePull).
-func pending(s container.PodState) bool {
-	for _, c := range s.InitContainers {
-		if t := c.State.Terminated; t == nil || t.ExitCode != 0 {
-			return true
-		}
-	}
-	for _, c := range s.Containers {
-		if c.State.Waiting != nil && c.LastTerminationState.Terminated == nil {
-			return true
-		}
-	}
-	return false
 }
 
 func imageID(image string) string { return "netns://" + image }
