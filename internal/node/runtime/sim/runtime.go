@@ -169,10 +169,13 @@ func (r *Runtime) Len() int {
 }
 
 // Adopt takes over a pod that already runs on its node (its status holds
-// IPs and a start time), as after an agent restart: its addresses stay
-// the pod's and are not handed out again. It reports whether it did.
+// IPs and a start time; Running, or Pending with a container that never
+// ran, such as one whose image cannot be pulled), as after an agent
+// restart: its addresses stay the pod's and are not handed out again. It
+// reports whether it did.
 func (r *Runtime) Adopt(pod *corev1.Pod) bool {
-	if pod.Status.StartTime == nil || len(pod.Status.PodIPs) == 0 || pod.Status.Phase != corev1.PodRunning {
+	if pod.Status.StartTime == nil || len(pod.Status.PodIPs) == 0 ||
+		(pod.Status.Phase != corev1.PodRunning && pod.Status.Phase != corev1.PodPending) {
 		return false
 	}
 	r.mu.Lock()

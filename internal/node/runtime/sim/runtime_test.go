@@ -132,6 +132,18 @@ func TestAdoptKeepsRunningPodsAddresses(t *testing.T) {
 	if r.Adopt(pod("pending", "n")) {
 		t.Fatal("a pod without IPs was adopted")
 	}
+	// A Pending pod with an address (a container waits for its image)
+	// keeps it too; an ended one gives it up.
+	waiting := pod("waiting", "n")
+	waiting.Status = corev1.PodStatus{Phase: corev1.PodPending, StartTime: &start, PodIPs: []corev1.PodIP{{IP: "10.244.0.4"}}}
+	if !r.Adopt(waiting) {
+		t.Fatal("a Pending pod with an address was not adopted")
+	}
+	ended := pod("ended", "n")
+	ended.Status = corev1.PodStatus{Phase: corev1.PodSucceeded, StartTime: &start, PodIPs: []corev1.PodIP{{IP: "10.244.0.5"}}}
+	if r.Adopt(ended) {
+		t.Fatal("an ended pod was adopted")
+	}
 }
 
 func TestStreams(t *testing.T) {
