@@ -106,6 +106,13 @@ metadata: {name: bad}
 spec:
   containers:
   - {name: app, image: registry.k8s.io/e2e-test-images/agnhost:2.53, args: [no-such-subcommand]}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: unpullable}
+spec:
+  containers:
+  - {name: app, image: registry.example/nosuch:404}
 `
 
 var netnsNodeIPs = map[string]string{"vm-0": "10.250.0.2", "vm-1": "10.250.0.3", "vm-2": "10.250.0.4"}
@@ -117,7 +124,8 @@ func TestNetnsRuntime(t *testing.T) {
 	kubeconfig := filepath.Join(dir, "kubeconfig")
 	start := func() *proc {
 		p := host.start(t, bin, "up", "--data-dir", dir, "--runtime", "netns", "--nodes", "3", "--node-name", "vm",
-			"--bind-address", "0.0.0.0", "--advertise-address", "10.249.0.1", "--netns-bridge", "svcpe2e0")
+			"--bind-address", "0.0.0.0", "--advertise-address", "10.249.0.1", "--netns-bridge", "svcpe2e0",
+			"--unpullable-images", `^registry\.example/`)
 		host.waitReady(t, p, kubeconfig)
 		return p
 	}
@@ -280,10 +288,14 @@ func TestNetnsRuntime(t *testing.T) {
 		}
 	})
 
-	t.Run("bad input fails the container, not the agent", func(t *testing.T) {
+	t.Run("bad input or an unpullable image fails the container, not the agent", func(t *testing.T) {
 		waitFor(t, "bad's container failing", 30*time.Second, func() bool {
 			out, _ := host.kubectl(kubeconfig, "", "get", "pod", "bad", "-o", "jsonpath={.status.containerStatuses[0].lastState.terminated.exitCode}/{.status.containerStatuses[0].state.waiting.reason}")
 			return out == "1/CrashLoopBackOff"
+		})
+		waitFor(t, "unpullable's image pull failing", 30*time.Second, func() bool {
+			out, _ := host.kubectl(kubeconfig, "", "get", "pod", "unpullable", "-o", "jsonpath={.status.phase}/{.status.containerStatuses[0].state.waiting.reason}")
+			return out == "Pending/ErrImagePull" || out == "Pending/ImagePullBackOff"
 		})
 		select {
 		case <-up.done:
