@@ -30,8 +30,8 @@ var hpaV1Cases = map[string]string{
 		autoscaling.alpha.kubernetes.io/conditions: '[{"type":"AbleToScale","status":"True","lastTransitionTime":"2026-01-01T00:00:00Z","reason":"ReadyForNewScale","message":"ok"}]'}},
 		spec: {scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}, maxReplicas: 5, targetCPUUtilizationPercentage: 50}}`,
 	"lower-case behavior keys and an empty behavior": `{metadata: {name: web, annotations: {autoscaling.alpha.kubernetes.io/behavior: '{"scaleDown":{"selectPolicy":"Min"}}', autoscaling.alpha.kubernetes.io/metrics: '[]'}}, spec: {scaleTargetRef: {kind: ReplicationController, name: web}, maxReplicas: 5}}`,
-	"empty behavior annotation": `{metadata: {name: web, annotations: {autoscaling.alpha.kubernetes.io/behavior: '{}', autoscaling.alpha.kubernetes.io/scale-up-tolerance: "1"}}, spec: {scaleTargetRef: {kind: Deployment, name: web}, maxReplicas: 5}}`,
-	"broken annotations are ignored": `{metadata: {name: web, annotations: {autoscaling.alpha.kubernetes.io/metrics: 'nope', autoscaling.alpha.kubernetes.io/behavior: '[', autoscaling.alpha.kubernetes.io/current-metrics: '{}', autoscaling.alpha.kubernetes.io/conditions: '1'}}, spec: {scaleTargetRef: {kind: Deployment, name: web}, maxReplicas: 5, targetCPUUtilizationPercentage: 90}, status: {currentCPUUtilizationPercentage: 10}}`,
+	"empty behavior annotation":                      `{metadata: {name: web, annotations: {autoscaling.alpha.kubernetes.io/behavior: '{}', autoscaling.alpha.kubernetes.io/scale-up-tolerance: "1"}}, spec: {scaleTargetRef: {kind: Deployment, name: web}, maxReplicas: 5}}`,
+	"broken annotations are ignored":                 `{metadata: {name: web, annotations: {autoscaling.alpha.kubernetes.io/metrics: 'nope', autoscaling.alpha.kubernetes.io/behavior: '[', autoscaling.alpha.kubernetes.io/current-metrics: '{}', autoscaling.alpha.kubernetes.io/conditions: '1'}}, spec: {scaleTargetRef: {kind: Deployment, name: web}, maxReplicas: 5, targetCPUUtilizationPercentage: 90}, status: {currentCPUUtilizationPercentage: 10}}`,
 }
 
 // hpaV2Cases are autoscaling/v2 objects read through autoscaling/v1. v2
@@ -39,7 +39,7 @@ var hpaV1Cases = map[string]string{
 // last (those cases are named "lossless"); upstream moves it there and
 // drops a second one.
 var hpaV2Cases = map[string]string{
-	"lossless: defaults only": `{metadata: {name: web}, spec: {scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}, maxReplicas: 5}}`,
+	"lossless: defaults only":   `{metadata: {name: web}, spec: {scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}, maxReplicas: 5}}`,
 	"two CPU metrics, not last": `{metadata: {name: web}, spec: {scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}, maxReplicas: 5, metrics: [{type: Resource, resource: {name: cpu, target: {type: Utilization, averageUtilization: 60}}}, {type: Resource, resource: {name: cpu, target: {type: Utilization, averageUtilization: 70}}}, {type: Pods, pods: {metric: {name: pps}, target: {type: AverageValue, averageValue: 1k}}}]}}`,
 	"lossless: every metric, behavior, status and conditions": `{metadata: {name: web, annotations: {keep: "yes", autoscaling.alpha.kubernetes.io/conditions: stale}}, spec: {scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}, minReplicas: 2, maxReplicas: 10,
 		metrics: [{type: Resource, resource: {name: memory, target: {type: AverageValue, averageValue: 500Mi}}},
