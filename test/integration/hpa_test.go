@@ -3,13 +3,17 @@ package integration
 import (
 	"strings"
 	"testing"
+	"time"
 
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
+
+	"github.com/svcplane/svcplane/internal/testutil"
 )
 
 // TestHorizontalPodAutoscalerVersions: one object, read and written as
@@ -140,5 +144,35 @@ func TestHorizontalPodAutoscalerKubectl(t *testing.T) {
 		"get", "horizontalpodautoscalers.v1.autoscaling", "-o", "jsonpath={.items[*].spec.targetCPUUtilizationPercentage}")
 	if code != 0 || strings.TrimSpace(out) != "70 70 70" {
 		t.Errorf("get as v1: %q %s", out, errOut)
+	}
+}
+
+// TestHorizontalPodAutoscalerCollected: the garbage collector deletes an
+// HPA whose owner is gone, and a deleted namespace is emptied of HPAs.
+func TestHorizontalPodAutoscalerCollected(t *testing.T) {
+	skipShort(t)
+	c := server.Client
+	ns := newNamespace(t, c)
+	hpa := func(name string, owners ...metav1.OwnerReference) *autoscalingv2.HorizontalPodAutoscaler {
+		return &autoscalingv2.HorizontalPodAutoscaler{ObjectMeta: metav1.ObjectMeta{Name: name, OwnerReferences: owners},
+			Spec: autoscalingv2.HorizontalPodAutoscalerSpec{MaxReplicas: 3,
+				ScaleTargetRef: autoscalingv2.CrossVersionObjectReference{APIVersion: "apps/v1", Kind: "Deployment", Name: "web"}}}
+	}
+	owner := get(c.CoreV1().ConfigMaps(ns).Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "owner"}}, metav1.CreateOptions{}))(t)
+	hpas := c.AutoscalingV2().HorizontalPodAutoscalers(ns)
+	get(hpas.Create(ctx, hpa("owned", metav1.OwnerReference{APIVersion: "v1", Kind: "ConfigMap", Name: "owner", UID: owner.UID}), metav1.CreateOptions{}))(t)
+	get(hpas.Create(ctx, hpa("free"), metav1.CreateOptions{}))(t)
+	noErr(t, c.CoreV1().ConfigMaps(ns).Delete(ctx, "owner", metav1.DeleteOptions{}))
+	testutil.Eventually(t, 30*time.Second, "the owned HPA collected", func() bool {
+		_, err := hpas.Get(ctx, "owned", metav1.GetOptions{})
+		return apierrors.IsNotFound(err)
+	})
+	noErr(t, c.CoreV1().Namespaces().Delete(ctx, ns, metav1.DeleteOptions{}))
+	testutil.Eventually(t, 60*time.Second, "the namespace emptied of HPAs and gone", func() bool {
+		_, err := c.CoreV1().Namespaces().Get(ctx, ns, metav1.GetOptions{})
+		return apierrors.IsNotFound(err)
+	})
+	if n := len(get(hpas.List(ctx, metav1.ListOptions{}))(t).Items); n != 0 {
+		t.Errorf("%d HPAs left in the deleted namespace", n)
 	}
 }
