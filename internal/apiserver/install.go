@@ -56,9 +56,11 @@ func apiGroups(defs []*resource.Definition, scheme *runtime.Scheme, codecs seria
 		if err != nil {
 			return nil, nil, err
 		}
-		m := versionMap(def.GroupVersion)
-		for path, s := range storages {
-			m[path] = s
+		for _, gv := range def.ServedVersions() {
+			m := versionMap(gv)
+			for path, s := range storages {
+				m[path] = s
+			}
 		}
 		if byResource != nil {
 			byResource[def.GroupResource().String()] = storages

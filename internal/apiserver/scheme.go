@@ -8,6 +8,7 @@ import (
 	authenticationv1 "k8s.io/api/authentication/v1"
 	authorizationv1 "k8s.io/api/authorization/v1"
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	batchv1 "k8s.io/api/batch/v1"
 	certificatesv1 "k8s.io/api/certificates/v1"
 	coordinationv1 "k8s.io/api/coordination/v1"
@@ -30,7 +31,11 @@ import (
 )
 
 // servedGroups lists every group version svcplane serves, with the function
-// that registers its external types.
+// that registers its external types. A group's versions are listed in
+// kube-apiserver's priority order (the first is preferred and stored); a
+// kind that an earlier version of the group registers as __internal is
+// that version's, and the later versions' type of it is converted
+// (autoscaling/v2 horizontalpodautoscalers, v1 beside them).
 var servedGroups = []struct {
 	gv  schema.GroupVersion
 	add func(*runtime.Scheme) error
@@ -40,6 +45,7 @@ var servedGroups = []struct {
 }{
 	{corev1.SchemeGroupVersion, corev1.AddToScheme, corev1.Pod{}},
 	{appsv1.SchemeGroupVersion, appsv1.AddToScheme, appsv1.Deployment{}},
+	{autoscalingv2.SchemeGroupVersion, autoscalingv2.AddToScheme, autoscalingv2.HorizontalPodAutoscaler{}},
 	{autoscalingv1.SchemeGroupVersion, autoscalingv1.AddToScheme, autoscalingv1.Scale{}},
 	{discoveryv1.SchemeGroupVersion, discoveryv1.AddToScheme, discoveryv1.EndpointSlice{}},
 	{coordinationv1.SchemeGroupVersion, coordinationv1.AddToScheme, coordinationv1.Lease{}},
@@ -67,15 +73,23 @@ func NewScheme(defs []*resource.Definition) (*runtime.Scheme, error) {
 	if err := addExternalTypes(scheme); err != nil {
 		return nil, err
 	}
+	versions := map[string][]schema.GroupVersion{}
+	var groups []string
 	for _, g := range servedGroups {
 		internal := schema.GroupVersion{Group: g.gv.Group, Version: runtime.APIVersionInternal}
 		for kind, t := range scheme.KnownTypes(g.gv) {
-			if !isOwnType(t, g.gv) {
+			if !isOwnType(t, g.gv) || scheme.Recognizes(internal.WithKind(kind)) {
 				continue
 			}
 			scheme.AddKnownTypeWithName(internal.WithKind(kind), reflect.New(t).Interface().(runtime.Object))
 		}
-		if err := scheme.SetVersionPriority(g.gv); err != nil {
+		if versions[g.gv.Group] == nil {
+			groups = append(groups, g.gv.Group)
+		}
+		versions[g.gv.Group] = append(versions[g.gv.Group], g.gv)
+	}
+	for _, group := range groups {
+		if err := scheme.SetVersionPriority(versions[group]...); err != nil {
 			return nil, err
 		}
 	}

@@ -412,7 +412,7 @@ func applyStorage(o *Options, endpoints []string, defs []*resource.Definition, s
 	resources := serverstorage.NewResourceConfig()
 	prefixes := map[schema.GroupResource]string{}
 	for _, def := range defs {
-		resources.EnableVersions(def.GroupVersion)
+		resources.EnableVersions(def.ServedVersions()...)
 		prefixes[def.GroupResource()] = def.Prefix()
 	}
 	encoding := serverstorage.NewDefaultResourceEncodingConfigForEffectiveVersion(scheme, c.EffectiveVersion)

@@ -14,6 +14,7 @@ import (
 	"github.com/svcplane/svcplane/internal/registry/admissionregistration/validatingwebhookconfiguration"
 	"github.com/svcplane/svcplane/internal/registry/apps/deployment"
 	"github.com/svcplane/svcplane/internal/registry/apps/replicaset"
+	"github.com/svcplane/svcplane/internal/registry/autoscaling/horizontalpodautoscaler"
 	"github.com/svcplane/svcplane/internal/registry/batch/cronjob"
 	"github.com/svcplane/svcplane/internal/registry/batch/job"
 	"github.com/svcplane/svcplane/internal/registry/certificates/certificatesigningrequest"
@@ -65,5 +66,6 @@ func Definitions() []*resource.Definition {
 		priorityclass.Definition(), runtimeclass.Definition(), csinode.Definition(), storageclass.Definition(),
 		poddisruptionbudget.Definition(), ingress.Definition(), ingressclass.Definition(),
 		certificatesigningrequest.Definition(metav1.Now), job.Definition(), cronjob.Definition(),
+		horizontalpodautoscaler.Definition(),
 	}
 }

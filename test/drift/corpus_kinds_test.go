@@ -2,6 +2,7 @@ package drift
 
 import (
 	appsv1 "k8s.io/api/apps/v1"
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	batchv1 "k8s.io/api/batch/v1"
 	certificatesv1 "k8s.io/api/certificates/v1"
 	coordinationv1 "k8s.io/api/coordination/v1"
@@ -18,6 +19,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apiserver/pkg/registry/rest"
 	_ "k8s.io/kubernetes/pkg/apis/apps/install"
+	_ "k8s.io/kubernetes/pkg/apis/autoscaling/install"
 	_ "k8s.io/kubernetes/pkg/apis/batch/install"
 	_ "k8s.io/kubernetes/pkg/apis/certificates/install"
 	_ "k8s.io/kubernetes/pkg/apis/coordination/install"
@@ -32,6 +34,7 @@ import (
 	_ "k8s.io/kubernetes/pkg/apis/storage/install"
 	deploymentstore "k8s.io/kubernetes/pkg/registry/apps/deployment"
 	replicasetstore "k8s.io/kubernetes/pkg/registry/apps/replicaset"
+	hpastore "k8s.io/kubernetes/pkg/registry/autoscaling/horizontalpodautoscaler"
 	cronjobstore "k8s.io/kubernetes/pkg/registry/batch/cronjob"
 	jobstore "k8s.io/kubernetes/pkg/registry/batch/job"
 	csrstore "k8s.io/kubernetes/pkg/registry/certificates/certificates"
@@ -112,6 +115,7 @@ var upstreamStatus = map[string]rest.RESTUpdateStrategy{
 	"CertificateSigningRequest": csrstore.StatusStrategy,
 	"Job":                       jobstore.StatusStrategy,
 	"CronJob":                   cronjobstore.StatusStrategy,
+	"HorizontalPodAutoscaler":   hpastore.StatusStrategy,
 }
 
 var corpusKinds = map[string]corpusKind{
@@ -182,6 +186,8 @@ var corpusKinds = map[string]corpusKind{
 		func() runtime.Object { return &batchv1.Job{} }, jobstore.Strategy, nil, nil},
 	"CronJob": {batchv1.SchemeGroupVersion.WithKind("CronJob"), true,
 		func() runtime.Object { return &batchv1.CronJob{} }, cronjobstore.Strategy, nil, nil},
+	"HorizontalPodAutoscaler": {autoscalingv2.SchemeGroupVersion.WithKind("HorizontalPodAutoscaler"), true,
+		func() runtime.Object { return &autoscalingv2.HorizontalPodAutoscaler{} }, hpastore.Strategy, nil, nil},
 	"StorageClass": {storagev1.SchemeGroupVersion.WithKind("StorageClass"), false,
 		func() runtime.Object { return &storagev1.StorageClass{} }, storageclassstore.Strategy, nil, nil},
 }

@@ -28,6 +28,8 @@ var builtinGroupsDiscovery = []struct{ gv, resource, shortName string }{
 	{"certificates.k8s.io/v1", "certificatesigningrequests", "csr"},
 	{"batch/v1", "jobs", ""},
 	{"batch/v1", "cronjobs", "cj"},
+	{"autoscaling/v2", "horizontalpodautoscalers", "hpa"},
+	{"autoscaling/v1", "horizontalpodautoscalers", "hpa"},
 }
 
 // TestBuiltinGroupsDiscovery: aggregated and unaggregated discovery list

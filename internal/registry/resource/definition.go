@@ -26,6 +26,13 @@ type Definition struct {
 	New     func() runtime.Object
 	NewList func() runtime.Object
 
+	// AlsoServedAt are further versions of the group the same storage is
+	// served at (autoscaling/v1 horizontalpodautoscalers beside v2): New
+	// is the storage version's type, and the scheme converts between it
+	// and each of these on the way in and out, as kube-apiserver's
+	// internal type.
+	AlsoServedAt []schema.GroupVersion
+
 	// EtcdPrefix overrides the key prefix under /registry (e.g. "minions"
 	// for nodes, "services/specs" for services). Empty means Resource.
 	EtcdPrefix string
@@ -191,6 +198,12 @@ type StatusDefinition struct {
 // GroupResource returns the definition's group and plural resource.
 func (d *Definition) GroupResource() schema.GroupResource {
 	return schema.GroupResource{Group: d.GroupVersion.Group, Resource: d.Resource}
+}
+
+// ServedVersions are the group versions the resource is served at: its
+// own, then AlsoServedAt.
+func (d *Definition) ServedVersions() []schema.GroupVersion {
+	return append([]schema.GroupVersion{d.GroupVersion}, d.AlsoServedAt...)
 }
 
 // GroupVersionKind returns the served kind.

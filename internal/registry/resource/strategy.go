@@ -183,7 +183,11 @@ func resetFields(def *Definition, paths ...[]string) map[fieldpath.APIVersion]*f
 		}
 		set.Insert(fieldpath.MakePathOrDie(parts...))
 	}
-	return map[fieldpath.APIVersion]*fieldpath.Set{fieldpath.APIVersion(def.GroupVersion.String()): set}
+	out := map[fieldpath.APIVersion]*fieldpath.Set{}
+	for _, gv := range def.ServedVersions() {
+		out[fieldpath.APIVersion(gv.String())] = set
+	}
+	return out
 }
 
 // copyField sets obj.<name> = old.<name> when both objects have that field.

@@ -176,3 +176,9 @@ func validateHugePageValue(name corev1.ResourceName, q resource.Quantity, fld *f
 func ValidateContainerResourceRequirements(r *corev1.ResourceRequirements, fld *field.Path) field.ErrorList {
 	return validateResourceRequirements(r, validateContainerResourceName, fld)
 }
+
+// ValidateContainerResourceName is upstream's core/v1
+// ValidateContainerResourceName (the HPA's container resource metrics).
+func ValidateContainerResourceName(name corev1.ResourceName, fld *field.Path) field.ErrorList {
+	return validateContainerResourceName(name, fld)
+}
