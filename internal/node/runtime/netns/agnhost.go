@@ -19,7 +19,7 @@ import (
 func agnhost(args []string) program {
 	return func(ctx context.Context, io *procIO) int {
 		if len(args) == 0 {
-			fmt.Fprintln(io.stderr, "agnhost: a subcommand is required (netexec, serve-hostname, connect, crd-conversion-webhook, pause)")
+			fmt.Fprintln(io.stderr, "agnhost: a subcommand is required (netexec, serve-hostname, connect, crd-conversion-webhook, test-webserver, dns-suffix, dns-server-list, pause)")
 			return 1
 		}
 		sub, rest := args[0], args[1:]
@@ -32,6 +32,12 @@ func agnhost(args []string) program {
 			return connect(ctx, io, rest)
 		case "crd-conversion-webhook":
 			return crdConversionWebhook(ctx, io, rest)
+		case "test-webserver":
+			return testWebserver(ctx, io, rest)
+		case "dns-suffix":
+			return dnsInfo(ctx, io, "search")
+		case "dns-server-list":
+			return dnsInfo(ctx, io, "nameserver")
 		case "pause":
 			fmt.Fprintln(io.stdout, "Paused")
 			<-ctx.Done()

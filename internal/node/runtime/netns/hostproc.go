@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path"
 	"runtime"
 	"syscall"
 	"time"
@@ -27,7 +28,7 @@ func hostProgram(path string, argv []string) program {
 			fmt.Fprintf(pio.stderr, "Error: %v\n", err)
 			return 1
 		}
-		code, err := pio.pod.runHost(ctx, path, argv, env, workDir(&pio.ctr.spec), nil, pio.stdout, pio.stderr)
+		code, err := pio.pod.runHost(ctx, &pio.ctr.spec, path, argv, env, nil, pio.stdout, pio.stderr)
 		if err != nil {
 			fmt.Fprintln(pio.stderr, err)
 		}
@@ -35,7 +36,14 @@ func hostProgram(path string, argv []string) program {
 	}
 }
 
-func workDir(c *corev1.Container) string {
+// workDir is c's working directory: its workingDir where the host has it
+// or a volume is mounted there, else "/".
+func workDir(c *corev1.Container, mounts []emptyDirMount) string {
+	for _, m := range mounts {
+		if c.WorkingDir != "" && path.Clean(c.WorkingDir) == m.target {
+			return m.target
+		}
+	}
 	if c.WorkingDir != "" {
 		if st, err := os.Stat(c.WorkingDir); err == nil && st.IsDir() {
 			return c.WorkingDir
@@ -44,15 +52,17 @@ func workDir(c *corev1.Container) string {
 	return "/"
 }
 
-// runHost starts path in the pod's namespace and waits for it; ctx's end
+// runHost starts path in the pod's namespace as container c and waits for
+// it (in c's working directory, with c's emptyDir volumes); ctx's end
 // kills its process group (SIGKILL; SIGTERM first while the pod is being
 // deleted, SIGKILL at its deadline). The child dies with the agent
 // (Pdeathsig).
-func (p *pod) runHost(ctx context.Context, path string, argv, env []string, dir string, stdin io.Reader, stdout, stderr io.Writer) (int, error) {
-	cmd := &exec.Cmd{Path: path, Args: argv, Env: env, Dir: dir, Stdin: stdin, Stdout: stdout, Stderr: stderr,
+func (p *pod) runHost(ctx context.Context, c *corev1.Container, path string, argv, env []string, stdin io.Reader, stdout, stderr io.Writer) (int, error) {
+	mounts := p.emptyDirMounts(c)
+	cmd := &exec.Cmd{Path: path, Args: argv, Env: env, Stdin: stdin, Stdout: stdout, Stderr: stderr,
 		SysProcAttr: &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}}
 	done := make(chan struct{})
-	if err := p.startHost(cmd, done); err != nil {
+	if err := p.startHost(cmd, mounts, workDir(c, mounts), done); err != nil {
 		close(done)
 		return 128, err
 	}
@@ -115,7 +125,7 @@ func (p *pod) execIn(ctx context.Context, c *ctr, argv []string, stdin io.Reader
 	if err != nil {
 		return 0, err
 	}
-	return p.runHost(ctx, path, argv, env, workDir(&c.spec), stdin, stdout, stderr)
+	return p.runHost(ctx, &c.spec, path, argv, env, stdin, stdout, stderr)
 }
 
 func orDiscard(w io.Writer) io.Writer {
@@ -139,14 +149,17 @@ func (p *pod) combinedOutput(ctx context.Context, c *ctr, argv []string) ([]byte
 }
 
 // startHost starts cmd in the pod's network namespace and, when the pod has
-// its own resolv.conf, in a mount namespace of its own where that file is
-// bound over /etc/resolv.conf (the rest of the host's filesystem is
-// shared: a lab, not an isolation boundary). The thread that forks the
-// child stays alive until done closes: Pdeathsig follows the forking
-// thread, and one that entered another mount namespace never goes back
-// to the scheduler (it exits with its goroutine).
-func (p *pod) startHost(cmd *exec.Cmd, done <-chan struct{}) error {
-	if p.resolvConf == "" {
+// its own resolv.conf or the container emptyDir volumes, in a mount
+// namespace of its own where that file is bound over /etc/resolv.conf and
+// the volumes at their mount paths (the rest of the host's filesystem is
+// shared: a lab, not an isolation boundary); dir is its working
+// directory there. The thread that forks the child stays alive until done
+// closes: Pdeathsig follows the forking thread, and one that entered
+// another mount namespace never goes back to the scheduler (it exits with
+// its goroutine).
+func (p *pod) startHost(cmd *exec.Cmd, mounts []emptyDirMount, dir string, done <-chan struct{}) error {
+	if p.resolvConf == "" && len(mounts) == 0 {
+		cmd.Dir = dir
 		return inNS(p.ns, cmd.Start)
 	}
 	started := make(chan error, 1)
@@ -162,9 +175,17 @@ func (p *pod) startHost(cmd *exec.Cmd, done <-chan struct{}) error {
 			if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
 				return fmt.Errorf("private mounts: %w", err)
 			}
-			if err := unix.Mount(p.resolvConf, "/etc/resolv.conf", "", unix.MS_BIND, ""); err != nil {
-				return fmt.Errorf("pod resolv.conf: %w", err)
+			if p.resolvConf != "" {
+				if err := unix.Mount(p.resolvConf, "/etc/resolv.conf", "", unix.MS_BIND, ""); err != nil {
+					return fmt.Errorf("pod resolv.conf: %w", err)
+				}
 			}
+			if err := p.bindEmptyDirs(mounts); err != nil {
+				return err
+			}
+			// The child starts in dir as this thread's mount
+			// namespace sees it (cmd.Dir is resolved in the child).
+			cmd.Dir = dir
 			return cmd.Start()
 		}()
 		<-done

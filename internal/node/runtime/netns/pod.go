@@ -35,6 +35,11 @@ type pod struct {
 	hostname string
 	// resolvConf is the pod's resolv.conf file ("": the host's).
 	resolvConf string
+	// emptyDirs are the host directories of its emptyDir volumes by
+	// name; mountDirs, the directories made on the host for its
+	// containers' mount paths (released at stop).
+	emptyDirs map[string]string
+	mountDirs []string
 
 	// ctx ends the pod at once (SIGKILL); term, its child, asks the
 	// containers to end (SIGTERM) at deletion.
@@ -321,6 +326,7 @@ func (p *pod) stop() {
 	if p.resolvConf != "" {
 		_ = os.Remove(p.resolvConf)
 	}
+	p.releaseVolumes()
 }
 
 // state is what the agent writes for the pod.

@@ -74,8 +74,11 @@ type Runtime struct {
 	sim *sim.Runtime
 	net *network
 
-	// dir holds the pods' resolv.conf files (removed at Close).
+	// dir holds the pods' resolv.conf files and emptyDir volumes
+	// (removed at Close).
 	dir string
+	// mounts are the directories made on the host for mount paths.
+	mounts *mountpoints
 
 	mu   sync.Mutex
 	pods map[types.UID]*pod
@@ -127,7 +130,8 @@ func New(cfg Config) (*Runtime, error) {
 		host.Close()
 		return nil, err
 	}
-	return &Runtime{cfg: cfg, sim: sim.New(cfg.Clock), net: n, dir: dir, pods: map[types.UID]*pod{}, ended: map[types.UID]*pod{},
+	mounts := newMountpoints(filepath.Join(mountpointsDir, cfg.Bridge+".mountpoints"))
+	return &Runtime{cfg: cfg, sim: sim.New(cfg.Clock), net: n, dir: dir, mounts: mounts, pods: map[types.UID]*pod{}, ended: map[types.UID]*pod{},
 		proxies: map[string]*proxyProc{}}, nil
 }
 
@@ -255,12 +259,17 @@ func (r *Runtime) start(pod *corev1.Pod, rec sim.Pod, old []corev1.ContainerStat
 			return fmt.Errorf("pod %s/%s resolv.conf: %w", pod.Namespace, pod.Name, err)
 		}
 	}
+	if err := p.makeVolumes(); err != nil {
+		p.releaseVolumes()
+		return fmt.Errorf("pod %s/%s: %w", pod.Namespace, pod.Name, err)
+	}
 	if !pod.Spec.HostNetwork {
 		ip, err := firstIPv4(rec.IPs)
 		if err != nil {
 			return fmt.Errorf("pod %s/%s: %w", pod.Namespace, pod.Name, err)
 		}
 		if p.net, err = addPod(nn, string(pod.UID), ip); err != nil {
+			p.releaseVolumes()
 			return fmt.Errorf("pod %s/%s network: %w", pod.Namespace, pod.Name, err)
 		}
 		p.ns = p.net.ns
