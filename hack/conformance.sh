@@ -66,7 +66,7 @@ for _ in $(seq 1 120); do
   [ "$(in_ns kubectl --kubeconfig "$DATA/kubeconfig" get nodes -o name 2>/dev/null | wc -l)" -ge 3 ] && break; sleep 0.5
 done
 in_ns kubectl --kubeconfig "$DATA/kubeconfig" wait --for=condition=Ready node --all --timeout=60s >/dev/null
-files='network/(service|endpointslice|endpointslicemirroring|endpoints|service_cidrs|apiserver)\.go'
+files='network/(service|endpointslice|endpointslicemirroring|endpoints|service_cidrs|apiserver|dns)\.go'
 files+='|apps/(deployment|replica_set)\.go'
 files+='|apimachinery/(garbage_collector|namespace|watch|chunking|table_conversion|server_version|discovery|aggregated_discovery|field_validation|validatingadmissionpolicy|mutatingadmissionpolicy)\.go'
 files+='|apimachinery/(custom_resource_definition|crd_publish_openapi|crd_watch|crd_selectable_fields)\.go'
