@@ -18,6 +18,7 @@ import (
 	"k8s.io/kube-proxy/config/v1alpha1"
 	"sigs.k8s.io/yaml"
 
+	"github.com/svcplane/svcplane/internal/exemem"
 	"github.com/svcplane/svcplane/internal/proxy/app"
 	"github.com/svcplane/svcplane/internal/proxy/conntrack"
 	"github.com/svcplane/svcplane/internal/proxy/kubeproxyconfig"
@@ -33,6 +34,9 @@ func newProxyCommand() *cobra.Command {
 			"behaviour for are accepted and, with -v=1, logged as unused.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			// The proxy runs a small part of the one binary: unmap what
+			// the inits of all of it touched (exemem).
+			released, releaseErr := exemem.ReleaseMapped()
 			s, err := o.complete(cmd.Flags())
 			if err != nil {
 				return fmt.Errorf("failed complete: %w", err)
@@ -41,6 +45,7 @@ func newProxyCommand() *cobra.Command {
 				return fmt.Errorf("initialize logging: %w", err)
 			}
 			logUnused(s)
+			klog.V(1).InfoS("Released the executable's mapped pages", "bytes", released, "err", releaseErr)
 			if err := validateErr(s.Validate()); err != nil {
 				return err
 			}

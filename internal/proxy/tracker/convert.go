@@ -3,6 +3,7 @@ package tracker
 import (
 	"net/netip"
 	"strings"
+	"unique"
 
 	v1 "k8s.io/api/core/v1"
 	discovery "k8s.io/api/discovery/v1"
@@ -166,7 +167,8 @@ func convertEndpoint(e *discovery.Endpoint, port uint16, family proxy.IPFamily, 
 	ep.Serving = e.Conditions.Serving == nil || *e.Conditions.Serving
 	ep.Terminating = e.Conditions.Terminating != nil && *e.Conditions.Terminating
 	if e.NodeName != nil {
-		ep.NodeName = *e.NodeName
+		// Interned: a cluster has few node names and many endpoints.
+		ep.NodeName = unique.Make(*e.NodeName).Value()
 		ep.IsLocal = ep.NodeName == nodeName
 	}
 	if e.Hints != nil {

@@ -41,9 +41,9 @@ func StartAll(ctx context.Context, client kubernetes.Interface, opts Options, tr
 		return nil
 	}
 	nodeName := trackers[0].nodeName
-	factory := informers.NewSharedInformerFactoryWithOptions(client, opts.ResyncPeriod, informers.WithTransform(trimForProxy),
+	factory := informers.NewSharedInformerFactoryWithOptions(client, opts.ResyncPeriod, informers.WithTransform(transformFor(nodeName)),
 		informers.WithTweakListOptions(func(o *metav1.ListOptions) { o.LabelSelector = proxyLabelSelector }))
-	nodeFactory := informers.NewSharedInformerFactoryWithOptions(client, opts.ResyncPeriod, informers.WithTransform(trimForProxy),
+	nodeFactory := informers.NewSharedInformerFactoryWithOptions(client, opts.ResyncPeriod, informers.WithTransform(transformFor(nodeName)),
 		informers.WithTweakListOptions(func(o *metav1.ListOptions) {
 			o.FieldSelector = fields.OneTermEqualSelector("metadata.name", nodeName).String()
 		}))
@@ -59,7 +59,7 @@ func StartAll(ctx context.Context, client kubernetes.Interface, opts Options, tr
 		}
 	}
 	if opts.WatchServiceCIDRs {
-		cidrFactory := informers.NewSharedInformerFactoryWithOptions(client, opts.ResyncPeriod, informers.WithTransform(trimForProxy))
+		cidrFactory := informers.NewSharedInformerFactoryWithOptions(client, opts.ResyncPeriod, informers.WithTransform(transformFor(nodeName)))
 		for _, t := range trackers {
 			if err := add(cidrFactory.Networking().V1().ServiceCIDRs().Informer(), handlers(func(sc *networkingv1.ServiceCIDR, deleted bool) {
 				name := sc.Name
@@ -94,7 +94,7 @@ func addHandlers(add func(cache.SharedIndexInformer, cache.ResourceEventHandler)
 	})); err != nil {
 		return err
 	}
-	if err := add(factory.Discovery().V1().EndpointSlices().Informer(), handlers(t.OnEndpointSliceUpdate)); err != nil {
+	if err := add(factory.Discovery().V1().EndpointSlices().Informer(), handlers(t.OnSliceUpdate)); err != nil {
 		return err
 	}
 	return add(nodeFactory.Core().V1().Nodes().Informer(), handlers(func(n *v1.Node, deleted bool) {

@@ -97,11 +97,22 @@ func (t *Tracker) OnServiceUpdate(key types.NamespacedName, svc *v1.Service) {
 
 // OnEndpointSliceUpdate records one EndpointSlice (deleted = true removes it).
 func (t *Tracker) OnEndpointSliceUpdate(slice *discovery.EndpointSlice, deleted bool) {
-	eps, ok := sliceEndpoints(slice, t.family, t.nodeName)
-	if !ok {
+	t.OnSliceUpdate(NewSlice(slice, t.nodeName), deleted)
+}
+
+// OnSliceUpdate records one converted EndpointSlice (deleted = true
+// removes it); slices of another family or without a service-name label
+// are ignored. The tracker keeps s.Endpoints as they are (and may sort
+// them): s must have been converted for this tracker's node.
+func (t *Tracker) OnSliceUpdate(s *Slice, deleted bool) {
+	if s.Service == "" || s.Family != t.family {
 		return
 	}
-	svc := types.NamespacedName{Namespace: slice.Namespace, Name: slice.Labels[discovery.LabelServiceName]}
+	eps := s.Endpoints
+	if eps == nil {
+		eps = map[proxy.ServicePortName][]proxy.Endpoint{}
+	}
+	svc := types.NamespacedName{Namespace: s.Namespace, Name: s.Service}
 	t.mu.Lock()
 	bySlice := t.slices[svc]
 	if bySlice == nil {
@@ -109,12 +120,12 @@ func (t *Tracker) OnEndpointSliceUpdate(slice *discovery.EndpointSlice, deleted 
 		t.slices[svc] = bySlice
 	}
 	if deleted {
-		delete(bySlice, slice.Name)
+		delete(bySlice, s.Name)
 	} else {
-		bySlice[slice.Name] = eps
+		bySlice[s.Name] = eps
 	}
 	t.markEndpoints(t.endpoints[svc])
-	if tt := lastChangeTriggerTime(slice); !deleted && tt.After(t.start) {
+	if tt := s.TriggerTime; !deleted && tt.After(t.start) {
 		t.triggers = append(t.triggers, tt)
 	}
 	if len(bySlice) == 0 {

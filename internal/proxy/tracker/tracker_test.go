@@ -16,6 +16,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes/fake"
+	"k8s.io/client-go/tools/cache"
 	"k8s.io/utils/ptr"
 
 	"github.com/svcplane/svcplane/internal/proxy"
@@ -258,14 +259,16 @@ func TestLastChangeTriggerTimes(t *testing.T) {
 	}
 }
 
-// TestTrimForProxy: the informers' transform drops what the tracker never
-// reads, and the tracker converts a trimmed object exactly as the full one.
-func TestTrimForProxy(t *testing.T) {
+// TestTransform: the informers' transform drops what the tracker never
+// reads, converts an EndpointSlice into the Slice the tracker keeps, and
+// the tracker converts a transformed object exactly as the full one.
+func TestTransform(t *testing.T) {
+	transform := transformFor("node-b")
 	s := service("web", nil)
 	s.ManagedFields = []metav1.ManagedFieldsEntry{{Manager: "kubectl"}}
 	s.Annotations = map[string]string{"kubectl.kubernetes.io/last-applied-configuration": "{}"}
 	want := ServicePorts(s, proxy.IPv4)
-	out, err := trimForProxy(s)
+	out, err := transform(s)
 	if svc := out.(*v1.Service); err != nil || svc.ManagedFields != nil || svc.Annotations != nil {
 		t.Errorf("Service not trimmed: %+v %v", svc.ObjectMeta, err)
 	}
@@ -274,6 +277,7 @@ func TestTrimForProxy(t *testing.T) {
 	}
 
 	es := slice("web-a", "web", "10.0.0.1", "10.0.0.2")
+	es.ResourceVersion, es.UID = "42", "uid-1"
 	es.Labels["endpointslice.kubernetes.io/managed-by"] = "endpointslice-controller.k8s.io"
 	es.Annotations = map[string]string{v1.EndpointsLastChangeTriggerTime: "2001-01-01T00:00:00Z", "other": "x"}
 	es.Endpoints[0].Hostname = ptr.To("pod-a")
@@ -281,21 +285,99 @@ func TestTrimForProxy(t *testing.T) {
 	es.Endpoints[0].Conditions = discovery.EndpointConditions{Ready: ptr.To(false), Serving: ptr.To(true), Terminating: ptr.To(true)}
 	es.Endpoints[1].Hints = &discovery.EndpointHints{ForZones: []discovery.ForZone{{Name: "z"}}}
 	wantEps, _ := sliceEndpoints(es, proxy.IPv4, "node-b")
-	if _, err := trimForProxy(es); err != nil {
+	out, err = transform(es)
+	if err != nil {
 		t.Fatal(err)
 	}
-	if len(es.Labels) != 1 || len(es.Annotations) != 1 || es.Endpoints[0].Hostname != nil || es.Endpoints[0].TargetRef != nil {
-		t.Errorf("EndpointSlice not trimmed: %+v %+v", es.ObjectMeta, es.Endpoints[0])
+	sl, ok := out.(*Slice)
+	if !ok {
+		t.Fatalf("EndpointSlice transformed into %T, want *Slice", out)
 	}
-	if !lastChangeTriggerTime(es).Equal(time.Date(2001, 1, 1, 0, 0, 0, 0, time.UTC)) {
-		t.Errorf("trigger time lost: %v", es.Annotations)
+	wantMeta := metav1.ObjectMeta{Namespace: "ns", Name: "web-a", ResourceVersion: "42", UID: "uid-1"}
+	if !reflect.DeepEqual(sl.ObjectMeta, wantMeta) || sl.Service != "web" || sl.Family != proxy.IPv4 {
+		t.Errorf("Slice = %+v %q %v, want %+v \"web\" IPv4", sl.ObjectMeta, sl.Service, sl.Family, wantMeta)
 	}
-	gotEps, _ := sliceEndpoints(es, proxy.IPv4, "node-b")
-	if fmt.Sprint(gotEps) != fmt.Sprint(wantEps) {
-		t.Errorf("trimmed slice converts to %v, want %v", gotEps, wantEps)
+	if !sl.TriggerTime.Equal(time.Date(2001, 1, 1, 0, 0, 0, 0, time.UTC)) {
+		t.Errorf("trigger time %v, want 2001-01-01", sl.TriggerTime)
 	}
-	if out, _ := trimForProxy("not an object"); out != "not an object" {
+	if fmt.Sprint(sl.Endpoints) != fmt.Sprint(wantEps) {
+		t.Errorf("transformed slice holds %v, want %v", sl.Endpoints, wantEps)
+	}
+	if again, _ := transform(sl); again != sl {
+		t.Errorf("a Slice must pass through the transform, got %v", again)
+	}
+	// The informer's cache key is the EndpointSlice's.
+	if key, err := cache.MetaNamespaceKeyFunc(sl); err != nil || key != "ns/web-a" {
+		t.Errorf("cache key %q %v, want ns/web-a", key, err)
+	}
+	if out, _ := transform("not an object"); out != "not an object" {
 		t.Errorf("non-objects must pass through, got %v", out)
+	}
+
+	// The tracker holds the same endpoints, fed either way.
+	full, slim := New(proxy.IPv4, "node-b", nil), New(proxy.IPv4, "node-b", nil)
+	for _, tr := range []*Tracker{full, slim} {
+		tr.OnServiceUpdate(types.NamespacedName{Namespace: "ns", Name: "web"}, service("web", nil))
+	}
+	full.OnEndpointSliceUpdate(slice("web-a", "web", "10.0.0.2", "10.0.0.1"), false)
+	conv, _ := transform(slice("web-a", "web", "10.0.0.2", "10.0.0.1"))
+	slim.OnSliceUpdate(conv.(*Slice), false)
+	if a, b := fmt.Sprint(full.NextSnapshot().Endpoints), fmt.Sprint(slim.NextSnapshot().Endpoints); a != b {
+		t.Errorf("tracker fed the transformed slice holds %s, fed the EndpointSlice %s", b, a)
+	}
+}
+
+// TestSliceFamilies: a Slice carries its address type's family; an IPv6
+// tracker ignores IPv4 slices, FQDN slices have no family.
+func TestSliceFamilies(t *testing.T) {
+	v6 := slice("web-6", "web", "fd00::1")
+	v6.AddressType = discovery.AddressTypeIPv6
+	fqdn := slice("web-f", "web", "example.com")
+	fqdn.AddressType = discovery.AddressTypeFQDN
+	for _, tc := range []struct {
+		es   *discovery.EndpointSlice
+		want proxy.IPFamily
+		eps  int
+	}{
+		{slice("web-4", "web", "10.0.0.1"), proxy.IPv4, 1},
+		{v6, proxy.IPv6, 1},
+		{fqdn, 0, 0},
+	} {
+		s := NewSlice(tc.es, "node-b")
+		n := 0
+		for _, eps := range s.Endpoints {
+			n += len(eps)
+		}
+		if s.Family != tc.want || n != tc.eps {
+			t.Errorf("%s: family %v with %d endpoints, want %v with %d", tc.es.Name, s.Family, n, tc.want, tc.eps)
+		}
+	}
+	tr := New(proxy.IPv6, "node-b", nil)
+	tr.OnServiceUpdate(types.NamespacedName{Namespace: "ns", Name: "web"}, service("web", nil))
+	tr.OnSliceUpdate(NewSlice(slice("web-4", "web", "10.0.0.1"), "node-b"), false)
+	if eps := tr.NextSnapshot().Endpoints; len(eps) != 0 {
+		t.Errorf("IPv6 tracker took an IPv4 slice: %v", eps)
+	}
+}
+
+// TestSliceDeepCopy: a deep copy shares nothing the tracker may sort or
+// change.
+func TestSliceDeepCopy(t *testing.T) {
+	es := slice("web-a", "web", "10.0.0.1", "10.0.0.2")
+	es.Endpoints[0].Hints = &discovery.EndpointHints{ForZones: []discovery.ForZone{{Name: "z"}}}
+	s := NewSlice(es, "node-b")
+	c := s.DeepCopyObject().(*Slice)
+	if !reflect.DeepEqual(s, c) {
+		t.Fatalf("copy differs: %+v vs %+v", c, s)
+	}
+	for name := range c.Endpoints {
+		c.Endpoints[name][0].Port = 1
+		c.Endpoints[name][0].ZoneHints[0] = "other"
+	}
+	for name, eps := range s.Endpoints {
+		if eps[0].Port != 8080 || eps[0].ZoneHints[0] != "z" {
+			t.Errorf("%v: original changed through the copy: %+v", name, eps[0])
+		}
 	}
 }
 
