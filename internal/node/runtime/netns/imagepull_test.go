@@ -86,3 +86,32 @@ func TestPendingPhase(t *testing.T) {
 		}
 	}
 }
+
+// Behind an init container that cannot start, the pod's containers wait
+// as the kubelet shows them: PodInitializing, the pod Pending and its
+// Initialized condition false.
+func TestContainersWaitPodInitializing(t *testing.T) {
+	clk := clocktesting.NewFakeClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	r := &Runtime{cfg: Config{Clock: clk, UnpullableImages: regexp.MustCompile(`^nosuch$`)}}
+	spec := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "web", UID: types.UID("u")},
+		Spec: corev1.PodSpec{
+			InitContainers: []corev1.Container{{Name: "init", Image: "nosuch"}},
+			Containers:     []corev1.Container{{Name: "run1", Image: agnhostImage, Args: []string{"pause"}}}}}
+	p := newPod(r, spec, sim.Pod{UID: "u"}, &nodeNet{})
+	if w := p.state().Containers[0].State.Waiting; w == nil || w.Reason != "PodInitializing" {
+		t.Fatalf("before the start: %+v", p.state().Containers[0].State)
+	}
+	go p.run()
+	t.Cleanup(func() { p.cancel(); <-p.done })
+	testutil.Eventually(t, 5*time.Second, "the init container's pull failing", func() bool {
+		w := p.state().InitContainers[0].State.Waiting
+		return w != nil && w.Reason == "ErrImagePull"
+	})
+	s := p.state()
+	if w := s.Containers[0].State.Waiting; w == nil || w.Reason != "PodInitializing" || s.Phase != corev1.PodPending {
+		t.Fatalf("while init waits: phase %s, run1 %+v", s.Phase, s.Containers[0].State)
+	}
+	if ok, reason, msg := container.Initialized(&spec.Spec, s); ok || reason != "ContainersNotInitialized" || msg != "containers with incomplete status: [init]" {
+		t.Fatalf("Initialized %v %q %q", ok, reason, msg)
+	}
+}

@@ -94,12 +94,19 @@ func newPod(r *Runtime, spec *corev1.Pod, rec sim.Pod, node *nodeNet) *pod {
 	if len(p.hostname) > 63 {
 		p.hostname = p.hostname[:63]
 	}
+	// The kubelet's default waiting reason of a container not created
+	// yet: PodInitializing in a pod with init containers.
+	waiting := "ContainerCreating"
+	if len(spec.Spec.InitContainers) > 0 {
+		waiting = "PodInitializing"
+	}
 	for _, c := range spec.Spec.InitContainers {
-		p.inits = append(p.inits, &ctr{spec: c, init: true, log: newLogBuf(r.cfg.Clock)})
+		p.inits = append(p.inits, &ctr{spec: c, init: true, log: newLogBuf(r.cfg.Clock),
+			state: corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: waiting}}})
 	}
 	for _, c := range spec.Spec.Containers {
 		p.containers = append(p.containers, &ctr{spec: c, log: newLogBuf(r.cfg.Clock),
-			state: corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: "ContainerCreating"}}})
+			state: corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: waiting}}})
 	}
 	return p
 }
