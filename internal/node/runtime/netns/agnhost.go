@@ -16,10 +16,14 @@ import (
 // agnhost runs one subcommand of the agnhost test image in-process, with
 // its flags and (for netexec and serve-hostname) the answers Services
 // tests rely on. An unknown subcommand or flag exits 1 with cobra's words.
-func agnhost(args []string) program {
+func agnhost(args []string) program { return agnhostAs("/agnhost", args) }
+
+// agnhostAs is agnhost run as argv0 (the image has /agnhost and its copy
+// /agnhost-2; entrypoint-tester prints it).
+func agnhostAs(argv0 string, args []string) program {
 	return func(ctx context.Context, io *procIO) int {
 		if len(args) == 0 {
-			fmt.Fprintln(io.stderr, "agnhost: a subcommand is required (netexec, serve-hostname, connect, crd-conversion-webhook, test-webserver, dns-suffix, dns-server-list, pause)")
+			fmt.Fprintln(io.stderr, "agnhost: a subcommand is required (netexec, serve-hostname, connect, crd-conversion-webhook, test-webserver, entrypoint-tester, dns-suffix, dns-server-list, pause)")
 			return 1
 		}
 		sub, rest := args[0], args[1:]
@@ -32,6 +36,9 @@ func agnhost(args []string) program {
 			return connect(ctx, io, rest)
 		case "crd-conversion-webhook":
 			return crdConversionWebhook(ctx, io, rest)
+		case "entrypoint-tester":
+			fmt.Fprintf(io.stdout, "%v\n", append([]string{argv0}, args...))
+			return 0
 		case "test-webserver":
 			return testWebserver(ctx, io, rest)
 		case "dns-suffix":

@@ -113,8 +113,8 @@ func (p *pod) execIn(ctx context.Context, c *ctr, argv []string, stdin io.Reader
 	if len(argv) == 0 {
 		return 0, fmt.Errorf("no command")
 	}
-	if argv[0] == "/agnhost" || argv[0] == "agnhost" {
-		return agnhost(argv[1:])(ctx, &procIO{pod: p, ctr: c, stdout: stdout, stderr: stderr}), nil
+	if isAgnhost(argv[0]) {
+		return agnhostAs(argv[0], argv[1:])(ctx, &procIO{pod: p, ctr: c, stdout: stdout, stderr: stderr}), nil
 	}
 	path, err := lookProgram(argv[0])
 	if err != nil {

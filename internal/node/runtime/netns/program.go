@@ -58,8 +58,8 @@ func resolve(spec corev1.Container) (program, error) {
 			}
 			return agnhost(spec.Args), nil
 		}
-		if spec.Command[0] == "/agnhost" || spec.Command[0] == "agnhost" {
-			return agnhost(argv[1:]), nil
+		if isAgnhost(spec.Command[0]) {
+			return agnhostAs(spec.Command[0], argv[1:]), nil
 		}
 	}
 	if len(spec.Command) == 0 {
@@ -70,6 +70,12 @@ func resolve(spec corev1.Container) (program, error) {
 		return nil, fmt.Errorf("exec: %q: executable file not found in $PATH", spec.Command[0])
 	}
 	return hostProgram(path, argv), nil
+}
+
+// isAgnhost reports whether a command names the agnhost image's binary
+// (/agnhost, or its copy /agnhost-2 that entrypoint tests run).
+func isAgnhost(cmd string) bool {
+	return cmd == "/agnhost" || cmd == "agnhost" || cmd == "/agnhost-2"
 }
 
 // pauseProgram holds the namespace until killed (exit 0 at SIGTERM, as

@@ -126,3 +126,26 @@ func TestAgnhostTakesTheLoggingFlags(t *testing.T) {
 		t.Errorf("-x accepted or %q", out.String())
 	}
 }
+
+// entrypoint-tester prints its whole argv as Go prints a slice, the
+// image's entrypoint (/agnhost) or the command that overrides it.
+func TestEntrypointTesterPrintsItsArgv(t *testing.T) {
+	agn := "registry.k8s.io/e2e-test-images/agnhost:2.53"
+	for _, c := range []struct {
+		spec corev1.Container
+		want string
+	}{
+		{corev1.Container{Image: agn, Args: []string{"entrypoint-tester", "override", "arguments"}}, "[/agnhost entrypoint-tester override arguments]\n"},
+		{corev1.Container{Image: agn, Command: []string{"/agnhost-2"}, Args: []string{"entrypoint-tester"}}, "[/agnhost-2 entrypoint-tester]\n"},
+		{corev1.Container{Image: agn, Command: []string{"/agnhost-2", "entrypoint-tester", "a"}, Args: []string{"b"}}, "[/agnhost-2 entrypoint-tester a b]\n"},
+	} {
+		prog, err := resolve(c.spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out bytes.Buffer
+		if code := prog(context.Background(), &procIO{pod: &pod{hostname: "p"}, ctr: &ctr{}, stdout: &out, stderr: &out}); code != 0 || out.String() != c.want {
+			t.Errorf("%v %v: exit %d, %q; want %q", c.spec.Command, c.spec.Args, code, out.String(), c.want)
+		}
+	}
+}
