@@ -49,6 +49,11 @@ type Collector struct {
 	absent *lru.Cache
 }
 
+// ConcurrentGCSyncs is the collector's workers: kube-controller-manager's
+// --concurrent-gc-syncs default. A background delete of 10,000 pods is
+// 10,000 graceful DELETEs one after the other in each worker.
+const ConcurrentGCSyncs = 20
+
 // AbsentOwnerCacheSize is how many absent owners are remembered, as
 // upstream's collector.
 const AbsentOwnerCacheSize = 500
