@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"runtime"
 	"slices"
 	"strconv"
 	"sync"
@@ -94,8 +95,25 @@ func Services(out, progress io.Writer, cfg ServicesConfig) error {
 			return err
 		}
 	}
+	var cpu0 float64
+	if b != nil {
+		if cpu0, err = cpuSeconds(b.proc.Process.Pid); err != nil {
+			return err
+		}
+	}
 	if err := createServices(out, p, conns, cfg.Services, cfg.Clients, cfg.Headless); err != nil {
 		return err
+	}
+	if b != nil {
+		cpu1, err := cpuSeconds(b.proc.Process.Pid)
+		if err != nil {
+			return err
+		}
+		// The server's own CPU per Service bounds the rate: N cores
+		// create at most N / (CPU per Service) a second.
+		per := (cpu1 - cpu0) / float64(cfg.Services)
+		fmt.Fprintf(out, "server CPU (user+system, /proc): %.2f ms per Service (incl. the uniqueness list); %d cores all to the server would create at most %.0f Services/s\n",
+			per*1e3, runtime.NumCPU(), float64(runtime.NumCPU())/per)
 	}
 	if cfg.As != "" {
 		sec1, n1, err := b.authzTotals()
