@@ -93,6 +93,7 @@ func newBenchServicesCommand() *cobra.Command {
 	f := cmd.Flags()
 	f.IntVar(&c.Services, "services", c.Services, "Number of Services to create.")
 	f.IntVar(&c.Clients, "clients", c.Clients, "Concurrent clients.")
+	f.IntVar(&c.Connections, "connections", 0, "Client connections the clients share (0: one per client; 1: every request over one HTTP/2 connection, as one clientset does).")
 	f.BoolVar(&c.Protobuf, "protobuf", c.Protobuf, "Talk protobuf, as client-go programs of core types usually do (false: JSON, as kubectl).")
 	f.BoolVar(&c.Headless, "headless", false, "Create headless Services (no ClusterIP) for comparison.")
 	f.StringVar(&c.Kubeconfig, "kubeconfig", "", "Run against this running server instead of starting a fresh one (its default namespace must have no bench-* Services).")

@@ -10,6 +10,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/kubernetes/fake"
 	"k8s.io/utils/clock"
 
@@ -23,10 +24,10 @@ func TestCreateHeadlessServices(t *testing.T) {
 	var out bytes.Buffer
 	p := quietProgress()
 	defer p.stop()
-	if err := createServices(&out, p, fake.NewClientset(), 20, 4, true); err != nil {
+	if err := createServices(&out, p, []kubernetes.Interface{fake.NewClientset()}, 20, 4, true); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(out.String(), "20 headless Services with 4 clients") || !strings.Contains(out.String(), "uniqueness: 0 distinct ClusterIPs") {
+	if !strings.Contains(out.String(), "20 headless Services with 4 clients over 1 connections") || !strings.Contains(out.String(), "uniqueness: 0 distinct ClusterIPs") {
 		t.Errorf("output:\n%s", out.String())
 	}
 }

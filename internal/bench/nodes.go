@@ -92,7 +92,7 @@ func Nodes(out, progressOut io.Writer, o NodesConfig) error {
 	}
 	fmt.Fprintf(out, "%d nodes Ready with pod CIDRs %.2fs after the agent started\n", o.Nodes, time.Since(start).Seconds())
 	if o.Services > 0 {
-		if err := createServices(out, p, c.client, o.Services, o.Clients, false); err != nil {
+		if err := createServices(out, p, []kubernetes.Interface{c.client}, o.Services, o.Clients, false); err != nil {
 			return err
 		}
 	}

@@ -4,7 +4,10 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net/http"
+	"net/url"
 	"os"
+	"runtime"
 	"slices"
 	"strconv"
 	"sync"
@@ -26,6 +29,10 @@ type ServicesConfig struct {
 	Headless bool
 	// Protobuf: talk protobuf (false: JSON, as kubectl).
 	Protobuf bool
+	// Connections is how many client connections the Clients share
+	// (client-go multiplexes every request of one clientset over one
+	// HTTP/2 connection); 0 is one per client.
+	Connections int
 	// Kubeconfig of a running server to use instead of a fresh one.
 	Kubeconfig string
 	// ServerArgs are extra flags of the fresh server.
@@ -76,7 +83,7 @@ func Services(out, progress io.Writer, cfg ServicesConfig) error {
 		rc.ContentType = "application/vnd.kubernetes.protobuf"
 		rc.AcceptContentTypes = "application/vnd.kubernetes.protobuf,application/json"
 	}
-	client, err := kubernetes.NewForConfig(&rc)
+	conns, err := connections(&rc, cfg.Connections, cfg.Clients)
 	if err != nil {
 		return err
 	}
@@ -88,8 +95,25 @@ func Services(out, progress io.Writer, cfg ServicesConfig) error {
 			return err
 		}
 	}
-	if err := createServices(out, p, client, cfg.Services, cfg.Clients, cfg.Headless); err != nil {
+	var cpu0 float64
+	if b != nil {
+		if cpu0, err = cpuSeconds(b.proc.Process.Pid); err != nil {
+			return err
+		}
+	}
+	if err := createServices(out, p, conns, cfg.Services, cfg.Clients, cfg.Headless); err != nil {
 		return err
+	}
+	if b != nil {
+		cpu1, err := cpuSeconds(b.proc.Process.Pid)
+		if err != nil {
+			return err
+		}
+		// The server's own CPU per Service bounds the rate: N cores
+		// create at most N / (CPU per Service) a second.
+		per := (cpu1 - cpu0) / float64(cfg.Services)
+		fmt.Fprintf(out, "server CPU (user+system, /proc): %.2f ms per Service (incl. the uniqueness list); %d cores all to the server would create at most %.0f Services/s\n",
+			per*1e3, runtime.NumCPU(), float64(runtime.NumCPU())/per)
 	}
 	if cfg.As != "" {
 		sec1, n1, err := b.authzTotals()
@@ -102,7 +126,31 @@ func Services(out, progress io.Writer, cfg ServicesConfig) error {
 	return nil
 }
 
-func createServices(out io.Writer, p *progress, client kubernetes.Interface, n, clients int, headless bool) error {
+// connections makes n clientsets of rc (0: one per client), each with its
+// own transport and so its own connection.
+func connections(rc *rest.Config, n, clients int) ([]kubernetes.Interface, error) {
+	if n <= 0 {
+		n = clients
+	}
+	out := make([]kubernetes.Interface, 0, n)
+	for range n {
+		c := rest.CopyConfig(rc)
+		// A Proxy func makes client-go's transport cache skip this config
+		// (it cannot compare functions): a transport of its own. It
+		// proxies nothing.
+		c.Proxy = func(*http.Request) (*url.URL, error) { return nil, nil }
+		cs, err := kubernetes.NewForConfig(c)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, cs)
+	}
+	return out, nil
+}
+
+// createServices creates n Services with clients workers; worker w uses
+// conns[w % len(conns)].
+func createServices(out io.Writer, p *progress, conns []kubernetes.Interface, n, clients int, headless bool) error {
 	ctx := context.Background()
 	lat := make([]time.Duration, n)
 	var next, done atomic.Int64
@@ -113,6 +161,7 @@ func createServices(out io.Writer, p *progress, client kubernetes.Interface, n, 
 	var wg sync.WaitGroup
 	for w := 0; w < clients; w++ {
 		wg.Add(1)
+		client := conns[w%len(conns)]
 		go func() {
 			defer wg.Done()
 			for {
@@ -141,11 +190,11 @@ func createServices(out io.Writer, p *progress, client kubernetes.Interface, n, 
 	if headless {
 		kind = "headless"
 	}
-	fmt.Fprintf(out, "%d %s Services with %d clients in %.2fs: %.0f Services/s, p50 %.1f ms, p99 %.1f ms\n",
-		n, kind, clients, elapsed.Seconds(), float64(n)/elapsed.Seconds(),
+	fmt.Fprintf(out, "%d %s Services with %d clients over %d connections in %.2fs: %.0f Services/s, p50 %.1f ms, p99 %.1f ms\n",
+		n, kind, clients, len(conns), elapsed.Seconds(), float64(n)/elapsed.Seconds(),
 		ms(lat[n/2]), ms(lat[min(n-1, n*99/100)]))
 	p.phase("checking ClusterIP uniqueness", nil)
-	return checkUnique(out, ctx, client, n, headless)
+	return checkUnique(out, ctx, conns[0], n, headless)
 }
 
 // createService creates Service bench-<i> in default.

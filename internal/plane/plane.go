@@ -114,7 +114,14 @@ func (p *Plane) addControllers() error {
 	conf.ServiceAccountKey = p.Server.ServiceAccountKey
 	return p.Server.AddPostStartHook("start-controllers", func(hc genericapiserver.PostStartHookContext) error {
 		p.loops.start(hc, func(ctx context.Context) {
-			creds := func(id manager.Identity) (*rest.Config, error) { return p.identityConfig(hc.LoopbackClientConfig, id) }
+			limit := newInFlightLimit(ControllerMutatingInFlight)
+			creds := func(id manager.Identity) (*rest.Config, error) {
+				cfg, err := p.identityConfig(hc.LoopbackClientConfig, id)
+				if err == nil {
+					cfg.Wrap(limit.wrap)
+				}
+				return cfg, err
+			}
 			root, err := creds(manager.Identity{User: manager.RootUser})
 			if err != nil {
 				klog.ErrorS(err, "Controllers not started")

@@ -20,6 +20,7 @@ import (
 	"k8s.io/client-go/util/workqueue"
 	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
+	"k8s.io/utils/lru"
 
 	"github.com/svcplane/svcplane/internal/controller/worker"
 )
@@ -41,12 +42,27 @@ type Collector struct {
 
 	mapperMu sync.RWMutex
 	mapper   meta.RESTMapper
+
+	// absent are owner UIDs the server said are gone (upstream's
+	// absentOwnerCache): the dependents of a deleted ReplicaSet of 10,000
+	// pods ask for it once, not 10,000 times.
+	absent *lru.Cache
 }
+
+// ConcurrentGCSyncs is the collector's workers: kube-controller-manager's
+// --concurrent-gc-syncs default. A background delete of 10,000 pods is
+// 10,000 graceful DELETEs one after the other in each worker.
+const ConcurrentGCSyncs = 20
+
+// AbsentOwnerCacheSize is how many absent owners are remembered, as
+// upstream's collector.
+const AbsentOwnerCacheSize = 500
 
 // New returns a collector.
 func New(metaClient metadata.Interface, disco discovery.DiscoveryInterface) *Collector {
 	return &Collector{meta: metaClient, discovery: disco, graph: newGraph(),
-		queue: worker.NewQueue[types.UID]("garbage_collector"), clock: clock.RealClock{}}
+		queue: worker.NewQueue[types.UID]("garbage_collector"), clock: clock.RealClock{},
+		absent: lru.New(AbsentOwnerCacheSize)}
 }
 
 // Run builds the graph from informers over every deletable resource and

@@ -120,6 +120,25 @@ func TestDependentOfAGoneOwnerIsDeletedInTheBackground(t *testing.T) {
 	expectWrites(t, client, "delete pods p Background uid=p-uid")
 }
 
+// The dependents of one gone owner ask the server about it once (upstream's
+// absentOwnerCache).
+func TestGoneOwnerIsLookedUpOnce(t *testing.T) {
+	p1, p2 := object(podGVR, "Pod", "p1", ownedBy("rs", true)), object(podGVR, "Pod", "p2", ownedBy("rs", true))
+	c, client := newCollector([]*metav1.PartialObjectMetadata{p1, p2}, p1, p2)
+	process(t, c, p1.UID)
+	process(t, c, p2.UID)
+	expectWrites(t, client, "delete pods p1 Background uid=p1-uid", "delete pods p2 Background uid=p2-uid")
+	gets := 0
+	for _, a := range client.Actions() {
+		if a.GetVerb() == "get" {
+			gets++
+		}
+	}
+	if gets != 1 {
+		t.Errorf("%d GETs of the gone owner, want 1", gets)
+	}
+}
+
 // TestOwnerWithTheSameNameButAnotherUIDIsGone: an owner re-created under
 // the same name is not the owner.
 func TestOwnerWithTheSameNameButAnotherUIDIsGone(t *testing.T) {

@@ -102,6 +102,9 @@ func (c *Collector) ownerState(ctx context.Context, n *node, ref metav1.OwnerRef
 	if o := c.graph.get(ref.UID); o != nil {
 		return o, nil
 	}
+	if _, gone := c.absent.Get(ref.UID); gone {
+		return nil, nil
+	}
 	gv, err := schema.ParseGroupVersion(ref.APIVersion)
 	if err != nil {
 		return &node{uid: ref.UID}, nil // unparsable: leave the reference alone
@@ -115,14 +118,12 @@ func (c *Collector) ownerState(ctx context.Context, n *node, ref metav1.OwnerRef
 		ns = n.namespace
 	}
 	obj, err := c.meta.Resource(mapping.Resource).Namespace(ns).Get(ctx, ref.Name, metav1.GetOptions{})
-	if apierrors.IsNotFound(err) {
+	if apierrors.IsNotFound(err) || (err == nil && obj.UID != ref.UID) {
+		c.absent.Add(ref.UID, struct{}{}) // a UID never comes back
 		return nil, nil
 	}
 	if err != nil {
 		return nil, err
-	}
-	if obj.UID != ref.UID {
-		return nil, nil
 	}
 	return &node{gvr: mapping.Resource, namespace: obj.Namespace, name: obj.Name, uid: obj.UID,
 		deleting: obj.DeletionTimestamp != nil, finalizers: obj.Finalizers}, nil

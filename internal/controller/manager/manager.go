@@ -174,7 +174,7 @@ func All() []Controller {
 		}},
 		{Name: "garbage-collector-controller", ServiceAccount: "generic-garbage-collector", Aliases: []string{"garbagecollector"}, Start: func(ctx context.Context, d Deps) {
 			go func() {
-				if err := garbagecollector.New(d.Metadata, d.Client.Discovery()).Run(ctx, 5); err != nil {
+				if err := garbagecollector.New(d.Metadata, d.Client.Discovery()).Run(ctx, garbagecollector.ConcurrentGCSyncs); err != nil {
 					klog.ErrorS(err, "Garbage collector stopped")
 				}
 			}()

@@ -137,3 +137,19 @@ func TestRequestsOf(t *testing.T) {
 		t.Fatalf("requests %+v", u)
 	}
 }
+
+// A tie on the pod count goes to the lowest name whatever order the
+// lister returns the nodes in.
+func TestPickTieByNameInAnyOrder(t *testing.T) {
+	names := []string{"n3", "n1", "n4", "n2"}
+	for i := range names {
+		var ns []*corev1.Node
+		for j := range names {
+			ns = append(ns, readyNode(names[(i+j)%len(names)], nil))
+		}
+		// n1 is busier: n2 is the lowest name among the least loaded.
+		if got, _ := pick(&corev1.Pod{}, ns, counts(map[string]int{"n1": 1})); got != "n2" {
+			t.Errorf("order %v: got %s, want n2", ns[0].Name, got)
+		}
+	}
+}

@@ -66,6 +66,8 @@ type Agent struct {
 	// it has ended, even when a sync reads it from a cache that has not
 	// seen its final status yet (as the kubelet keeps terminal pods).
 	ended map[types.UID]corev1.PodStatus
+	// written is what this agent's own status writes returned.
+	written *writtenPods
 
 	// kubelet serves the nodes' kubelet API (nil: none).
 	kubelet *kubelet.Server
@@ -80,7 +82,7 @@ func New(cfg Config) (*Agent, error) {
 	a := &Agent{cfg: cfg, index: map[string]int{}, leases: map[string]*coordinationv1.Lease{},
 		beats: map[string]int{}, waiting: map[string]map[string]bool{}, handed: map[string]bool{},
 		handing: map[string]bool{},
-		ended:   map[types.UID]corev1.PodStatus{}}
+		ended:   map[types.UID]corev1.PodStatus{}, written: newWrittenPods()}
 	for i, n := range cfg.Names {
 		a.index[n] = i
 	}
@@ -166,6 +168,7 @@ func (a *Agent) podDeleted(obj interface{}) {
 	}
 	if p, ok := obj.(*corev1.Pod); ok && a.ours(p.Spec.NodeName) {
 		a.forgetEnded(p.UID)
+		a.written.forget(p.UID)
 		a.cfg.Runtime.KillPod(p.UID)
 		if f, ok := a.cfg.Runtime.(Forgetter); ok {
 			f.Forget(p.UID)

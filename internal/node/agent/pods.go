@@ -26,6 +26,7 @@ func (a *Agent) syncPod(ctx context.Context, key string) (time.Duration, error) 
 	if err != nil || !a.ours(pod.Spec.NodeName) {
 		return 0, err
 	}
+	pod = a.written.latest(pod)
 	now := a.cfg.Clock.Now()
 	if pod.DeletionTimestamp != nil {
 		return a.syncTerminating(ctx, pod, now)
@@ -129,16 +130,25 @@ func (a *Agent) waitForNode(node, key string) bool {
 	return true
 }
 
-// writeStatus updates the pod's status unless it is unchanged.
+// writeStatus updates the pod's status unless it is unchanged; pod is
+// the newest copy known (writtenPods.latest), and the server's answer is
+// remembered, so that the next write builds on it while the informer lags
+// behind.
 func (a *Agent) writeStatus(ctx context.Context, pod *corev1.Pod, status corev1.PodStatus) error {
 	if statusEqual(&pod.Status, &status) {
 		return nil
 	}
 	p := pod.DeepCopy()
 	p.Status = status
-	_, err := a.cfg.Client.CoreV1().Pods(p.Namespace).UpdateStatus(ctx, p, metav1.UpdateOptions{})
+	got, err := a.cfg.Client.CoreV1().Pods(p.Namespace).UpdateStatus(ctx, p, metav1.UpdateOptions{})
+	if err != nil {
+		a.written.forget(pod.UID)
+	}
 	if apierrors.IsNotFound(err) {
 		return nil
+	}
+	if err == nil {
+		a.written.wrote(pod.ResourceVersion, got)
 	}
 	return err
 }
