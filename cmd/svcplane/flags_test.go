@@ -10,8 +10,8 @@ import (
 // with the component-base logging flags, and none of klog's legacy ones.
 func TestHelpSections(t *testing.T) {
 	for cmd, sections := range map[string][]string{
-		"server": {"Generic flags:", "Etcd flags:", "Secure serving flags:", "Auditing flags:", "Controllers flags:", "Logs flags:"},
-		"up":     {"Generic flags:", "Etcd flags:", "Nodes flags:", "Dns flags:", "Logs flags:"},
+		"server": {"Generic flags:", "Etcd flags:", "Secure serving flags:", "Auditing flags:", "Controllers flags:", "Memory flags:", "Logs flags:"},
+		"up":     {"Generic flags:", "Etcd flags:", "Nodes flags:", "Dns flags:", "Memory flags:", "Logs flags:"},
 		"node":   {"Generic flags:", "Logs flags:"},
 		"dns":    {"Generic flags:", "Dns flags:", "Logs flags:"},
 	} {

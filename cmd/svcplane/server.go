@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"os"
 
 	"github.com/spf13/cobra"
 	genericapiserver "k8s.io/apiserver/pkg/server"
@@ -21,6 +22,10 @@ to <data-dir>/kubeconfig and serves until SIGTERM or SIGINT.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := genericapiserver.SetupSignalContext()
+			if err := o.Validate(); err != nil {
+				return err
+			}
+			plane.ApplyGCPercent(o.GCPercent, os.Getenv)
 			p, err := plane.New(ctx, o)
 			if err != nil {
 				return err

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os"
 	"path/filepath"
 
 	"github.com/spf13/cobra"
@@ -25,6 +26,10 @@ It writes an admin kubeconfig there and prints the line to use it.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := genericapiserver.SetupSignalContext()
+			if err := o.Validate(); err != nil {
+				return err
+			}
+			plane.ApplyGCPercent(o.GCPercent, os.Getenv)
 			p, err := plane.New(ctx, o)
 			if err != nil {
 				return err

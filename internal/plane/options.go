@@ -49,6 +49,10 @@ type Options struct {
 	// Netns are the netns runtime's host bridge settings (up).
 	Netns NetnsOptions
 
+	// GCPercent is the Go collector's target of this process
+	// (ApplyGCPercent) unless GOGC is set.
+	GCPercent int
+
 	// up: the process always embeds etcd.
 	up bool
 }
@@ -69,7 +73,8 @@ type ControllerOptions struct {
 // controller manager, no local nodes, no proxy.
 func NewServerOptions() *Options {
 	return &Options{Options: apiserver.NewOptions(), ControllerOptions: newControllerOptions(),
-		NodeName: DefaultNodeName(), ProxyMode: ProxyNone, Runtime: "sim", Netns: newNetnsOptions()}
+		NodeName: DefaultNodeName(), ProxyMode: ProxyNone, Runtime: "sim", Netns: newNetnsOptions(),
+		GCPercent: DefaultGCPercent}
 }
 
 // NewUpOptions are the defaults of `svcplane up`: the server's plus one
@@ -106,6 +111,7 @@ func (o *Options) AddFlags(fss *cliflag.NamedFlagSets) {
 	o.ControllerOptions.AddFlags(fss.FlagSet("controllers"))
 	fs := fss.FlagSet("nodes")
 	fs.StringVar(&o.NodeName, "node-name", o.NodeName, "Node name whose credentials (user system:node:<name> in group system:nodes) are written to <data-dir>/node-kubeconfig; up runs its local node under that name.")
+	fss.FlagSet("memory").IntVar(&o.GCPercent, "gc-percent", o.GCPercent, "Go garbage collector target of this process when the GOGC environment variable is unset (GOGC wins): the heap grows to live × (1 + N/100) before a collection. Lower: less memory, more CPU in the collector. The Go runtime's own default is 100.")
 	if !o.up {
 		return
 	}
@@ -156,6 +162,7 @@ func (o *Options) Validate() error {
 	if o.Nodes < 0 {
 		errs = append(errs, fmt.Errorf("--nodes %d: want 0 or more", o.Nodes))
 	}
+	errs = append(errs, validGCPercent(o.GCPercent))
 	if o.DNSEnabled {
 		c := o.DNS
 		if c.BindAddress == "" {

@@ -26,6 +26,7 @@ func TestControllerFlagsKeepTheirNamesAndDefaults(t *testing.T) {
 		"node-name":                 DefaultNodeName(),
 		"secure-port":               "6443",
 		"repair-interval":           "3m0s",
+		"gc-percent":                "50",
 	}
 	for _, tc := range []struct {
 		name string
@@ -78,6 +79,7 @@ func TestValidate(t *testing.T) {
 		"bad cluster CIDR":     {func(o *Options) { o.ClusterCIDR = "10.0.0.0/30" }, "--cluster-cidr"},
 		"monitor period":       {func(o *Options) { o.NodeMonitorPeriod = 0 }, "--node-monitor-period"},
 		"node name":            {func(o *Options) { o.NodeName = "Not_A_Name" }, "--node-name"},
+		"gc percent":           {func(o *Options) { o.GCPercent = 5 }, "--gc-percent 5"},
 		"up on external etcd":  {func(o *Options) { o.up, o.EtcdServers = true, []string{"http://x:2379"} }, "embedded etcd"},
 		"proxy mode":           {func(o *Options) { o.ProxyMode = "ebpf" }, "--proxy-mode"},
 		"runtime":              {func(o *Options) { o.Runtime = "docker" }, `--runtime "docker": want sim or netns`},
