@@ -65,14 +65,8 @@ func TestEmptyDirSharedByContainers(t *testing.T) {
 
 func (l *lab) runPod(t *testing.T, name, node string, vols []corev1.Volume, cs ...corev1.Container) *corev1.Pod {
 	t.Helper()
-	p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: name, UID: types.UID("uid-" + name)},
-		Spec: corev1.PodSpec{NodeName: node, Containers: cs, Volumes: vols}}
-	rec, err := l.r.RunPod(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p.Status.PodIP = rec.IPs[0]
-	return p
+	return l.start(t, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: name, UID: types.UID("uid-" + name)},
+		Spec: corev1.PodSpec{NodeName: node, Containers: cs, Volumes: vols}})
 }
 
 // Mount paths made on the host are counted by their users, removed

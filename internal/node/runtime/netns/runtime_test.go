@@ -79,6 +79,12 @@ func (l *lab) run(t *testing.T, name, node string, policy corev1.RestartPolicy, 
 	t.Helper()
 	p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: name, UID: types.UID("uid-" + name)},
 		Spec: corev1.PodSpec{NodeName: node, RestartPolicy: policy, Containers: cs}}
+	return l.start(t, p)
+}
+
+// start runs p and records its address in its status.
+func (l *lab) start(t *testing.T, p *corev1.Pod) *corev1.Pod {
+	t.Helper()
 	rec, err := l.r.RunPod(p)
 	if err != nil {
 		t.Fatal(err)
