@@ -33,12 +33,15 @@ const BindConcurrency = 32
 
 // Scheduler binds pending pods.
 type Scheduler struct {
-	client   kubernetes.Interface
-	pods     corelisters.PodLister
-	nodes    corelisters.NodeLister
-	synced   []cache.InformerSynced
-	queue    workqueue.TypedRateLimitingInterface[string]
-	recorder record.EventRecorder
+	client kubernetes.Interface
+	pods   corelisters.PodLister
+	// pendingPods indexes the pending pods (pendingIndex), so that a
+	// node change requeues them without listing every pod.
+	pendingPods cache.Indexer
+	nodes       corelisters.NodeLister
+	synced      []cache.InformerSynced
+	queue       workqueue.TypedRateLimitingInterface[string]
+	recorder    record.EventRecorder
 	// events records to the API while Run runs.
 	events record.EventBroadcaster
 	cache  *podCache
@@ -80,6 +83,11 @@ func New(client kubernetes.Interface, pods coreinformers.PodInformer, nodes core
 			}
 		},
 	})
+	if err := pods.Informer().AddIndexers(cache.Indexers{pendingIndex: pendingIndexFunc}); err == nil {
+		s.pendingPods = pods.Informer().GetIndexer()
+	} else {
+		klog.V(2).InfoS("Scheduler lists every pod on node changes", "reason", err)
+	}
 	_, _ = nodes.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc: func(interface{}) { s.requeuePending() }, UpdateFunc: func(_, _ interface{}) { s.requeuePending() },
 	})
@@ -95,10 +103,31 @@ func pending(p *corev1.Pod) bool {
 		(p.Spec.SchedulerName == "" || p.Spec.SchedulerName == Name) && !terminal(p)
 }
 
+// pendingIndex indexes the pending pods under one value.
+const pendingIndex, pendingValue = "scheduler.svcplane.io/pending", "pending"
+
+func pendingIndexFunc(obj interface{}) ([]string, error) {
+	if p, ok := obj.(*corev1.Pod); ok && pending(p) {
+		return []string{pendingValue}, nil
+	}
+	return nil, nil
+}
+
+// requeuePending queues the pending pods again (a node came or changed:
+// one may fit now).
 func (s *Scheduler) requeuePending() {
-	pods, _ := s.pods.List(labels.Everything())
-	for _, p := range pods {
-		if pending(p) {
+	if s.pendingPods == nil {
+		pods, _ := s.pods.List(labels.Everything())
+		for _, p := range pods {
+			if pending(p) {
+				s.queue.Add(podKey(p))
+			}
+		}
+		return
+	}
+	objs, _ := s.pendingPods.ByIndex(pendingIndex, pendingValue)
+	for _, obj := range objs {
+		if p, ok := obj.(*corev1.Pod); ok && pending(p) {
 			s.queue.Add(podKey(p))
 		}
 	}

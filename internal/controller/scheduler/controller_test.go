@@ -228,3 +228,35 @@ func TestUnschedulableCondition(t *testing.T) {
 	}
 	f.results <- nil
 }
+
+// A node change requeues exactly the pending pods, found by the index:
+// bound, deleting and other schedulers' pods stay out of the queue.
+func TestNodeChangeRequeuesPendingPods(t *testing.T) {
+	f := newFixture(t)
+	if f.s.pendingPods == nil {
+		t.Fatal("no pending index on the pod informer")
+	}
+	idx := f.inf.Core().V1().Pods().Informer().GetIndexer()
+	now := metav1.Now()
+	for _, p := range []*corev1.Pod{
+		{ObjectMeta: metav1.ObjectMeta{Name: "waiting", Namespace: "ns"}},
+		{ObjectMeta: metav1.ObjectMeta{Name: "bound", Namespace: "ns"}, Spec: corev1.PodSpec{NodeName: "n0"}},
+		{ObjectMeta: metav1.ObjectMeta{Name: "deleting", Namespace: "ns", DeletionTimestamp: &now}},
+		{ObjectMeta: metav1.ObjectMeta{Name: "other", Namespace: "ns"}, Spec: corev1.PodSpec{SchedulerName: "other"}},
+	} {
+		_ = idx.Add(p)
+	}
+	// The waiting pod is bound meanwhile: the index follows the update.
+	_ = idx.Add(&corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "later", Namespace: "ns"}})
+	_ = idx.Update(&corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "later", Namespace: "ns"}, Spec: corev1.PodSpec{NodeName: "n1"}})
+	f.s.requeuePending()
+	var got []string
+	for f.s.queue.Len() > 0 {
+		k, _ := f.s.queue.Get()
+		got = append(got, k)
+		f.s.queue.Done(k)
+	}
+	if len(got) != 1 || got[0] != "ns/waiting" {
+		t.Fatalf("requeued %v, want [ns/waiting]", got)
+	}
+}
