@@ -36,13 +36,15 @@ func TestAllocateIsAllOrNothing(t *testing.T) {
 			t.Fatalf("dynamic port %d from the static band (16 wide) while the upper band was free", p)
 		}
 	}
+	// 30005 lies in the static band, which the dynamic ports above did
+	// not touch: only 30001 can be the one already allocated.
 	var pe *PortError
-	_, err = a.Allocate(ctx, []int{30050, 30001}, 3, false)
+	_, err = a.Allocate(ctx, []int{30005, 30001}, 3, false)
 	if !errors.As(err, &pe) || pe.Port != 30001 || err.Error() != "provided port is already allocated" {
 		t.Fatalf("want port 30001 already allocated, got %v", err)
 	}
-	if _, err := a.Allocate(ctx, []int{30050}, 0, false); err != nil {
-		t.Fatalf("30050 must still be free after the failed call: %v", err)
+	if _, err := a.Allocate(ctx, []int{30005}, 0, false); err != nil {
+		t.Fatalf("30005 must still be free after the failed call: %v", err)
 	}
 	_, err = a.Allocate(ctx, []int{29999}, 0, false)
 	if err == nil || err.Error() != "provided port is not in the valid range. The range of valid ports is 30000-30099" {
