@@ -24,13 +24,17 @@
 //
 // Containers: the image decides what runs (no image is pulled):
 // registry.k8s.io/pause holds the namespace; the agnhost image runs
-// netexec, serve-hostname, connect, crd-conversion-webhook and pause
+// netexec, serve-hostname, connect, crd-conversion-webhook,
+// test-webserver (the container's volumes only), dns-suffix,
+// dns-server-list, entrypoint-tester (also as /agnhost-2) and pause
 // in-process with their flags (pause without arguments, its image's CMD;
 // exec runs these built-ins too; their files, such as certificates, are
 // read from the pod's Secret, ConfigMap and projected volumes); a command that names a program on the host runs that program in
 // the pod's network namespace with the container's environment and, in a
 // mount namespace of its own, the pod's /etc/resolv.conf (the kubelet's
-// for its dnsPolicy; the rest of the filesystem is the host's); any other image serves HTTP
+// for its dnsPolicy) and its emptyDir volumes at their mount paths (the
+// rest of the filesystem is the host's); an image matching
+// Config.UnpullableImages waits in ErrImagePull/ImagePullBackOff; any other image serves HTTP
 // on each declared TCP containerPort (and echoes on UDP ones) answering the
 // pod's name. In-process servers open their sockets on a locked OS thread
 // that has entered the pod's namespace. Restart policies, CrashLoopBackOff,
