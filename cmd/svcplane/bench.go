@@ -155,7 +155,7 @@ func newBenchNodesCommand() *cobra.Command {
 	f.IntVar(&c.Services, "services", 0, "ClusterIP Services to create (in default) before the pods.")
 	f.StringVar(&c.Via, "via", c.Via, "'pods': pods created with spec.nodeName round-robin (measures the agent); 'deployments': 100 Deployments bound by the scheduler.")
 	f.IntVar(&c.ReadyDelay, "ready-delay", 0, "readinessProbe initialDelaySeconds of the pods.")
-	f.DurationVar(&c.Hold, "hold", c.Hold, "After all pods are Ready, keep watching heartbeats this long (more than the 40 s grace period shows nodes stay Ready).")
+	f.DurationVar(&c.Hold, "hold", c.Hold, "After all pods are Ready, keep watching heartbeats this long (more than the 50 s grace period shows nodes stay Ready).")
 	f.StringArrayVar(&c.ServerArgs, "server-arg", nil, "Extra flag for the server (repeatable; not split at commas).")
 	f.StringArrayVar(&c.AgentArgs, "agent-arg", nil, "Extra flag for `svcplane node` (repeatable), e.g. --agent-arg=--workers=32.")
 	f.BoolVar(&c.KeepLog, "keep-log", false, "Keep the agent's log file (its path is printed).")

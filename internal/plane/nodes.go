@@ -130,7 +130,7 @@ func (o *NodeOptions) AgentConfig(cfg *rest.Config, names []string) (agent.Confi
 	ac := agent.Config{Client: podClient, HeartbeatClient: hbClient, Names: names, InternalIPs: ips,
 		Zones: o.Zones, CPU: cpu, Memory: mem, MaxPods: o.MaxPods,
 		LeaseDuration: time.Duration(o.LeaseSecs) * time.Second, NodeStatusReportFrequency: o.Report,
-		Workers: o.Workers, HeartbeatWorkers: max(4, min(32, len(names)/50)), Version: version.Get().GitVersion}
+		Workers: o.Workers, HeartbeatWorkers: heartbeatWorkers(len(names)), Version: version.Get().GitVersion}
 	var rt *netns.Runtime
 	if o.Runtime == "netns" {
 		if rt, err = o.netnsAgentConfig(&ac, names); err != nil {
@@ -154,6 +154,17 @@ func (o *NodeOptions) AgentConfig(cfg *rest.Config, names []string) (agent.Confi
 		}
 	}
 	return ac, nil
+}
+
+// heartbeatWorkers is how many heartbeats of n nodes the agent sends at
+// once. Each kubelet renews its own Lease, so upstream's concurrency is
+// one per node; here a worker renews a Lease every renew interval (10 s)
+// divided by how many nodes it serves, so with n/10 workers a renewal may
+// take up to a second under load and still keep the interval. 32 workers
+// were too few at 5,000 nodes: at the 200 ms p50 of a loaded server they
+// renewed 160 Leases/s of the 500/s needed and nodes went NotReady.
+func heartbeatWorkers(n int) int {
+	return max(4, min(1000, n/10))
 }
 
 // clients returns the pod client (protobuf, --kube-api-qps/burst) and the

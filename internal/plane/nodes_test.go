@@ -88,3 +88,13 @@ func TestCheckNodeCredentials(t *testing.T) {
 		}
 	}
 }
+
+// TestHeartbeatWorkersScaleWithNodes: enough concurrent renewals that
+// 5,000 nodes' Leases keep their 10 s interval at a 1 s request latency.
+func TestHeartbeatWorkersScaleWithNodes(t *testing.T) {
+	for n, want := range map[int]int{1: 4, 40: 4, 1000: 100, 5000: 500, 50000: 1000} {
+		if got := heartbeatWorkers(n); got != want {
+			t.Errorf("heartbeatWorkers(%d) = %d, want %d", n, got, want)
+		}
+	}
+}

@@ -95,7 +95,7 @@ func newControllerOptions() ControllerOptions {
 		NodeCIDRMaskSizeIPv4:   24,
 		NodeCIDRMaskSizeIPv6:   64,
 		NodeMonitorPeriod:      5 * time.Second,
-		NodeMonitorGracePeriod: 40 * time.Second,
+		NodeMonitorGracePeriod: 50 * time.Second, // kube-controller-manager 1.36's default (40 s before 1.32)
 		NodeStartupGracePeriod: time.Minute,
 	}
 }

@@ -21,7 +21,7 @@ func TestControllerFlagsKeepTheirNamesAndDefaults(t *testing.T) {
 		"node-cidr-mask-size-ipv4":  "24",
 		"node-cidr-mask-size-ipv6":  "64",
 		"node-monitor-period":       "5s",
-		"node-monitor-grace-period": "40s",
+		"node-monitor-grace-period": "50s",
 		"node-startup-grace-period": "1m0s",
 		"node-name":                 DefaultNodeName(),
 		"secure-port":               "6443",

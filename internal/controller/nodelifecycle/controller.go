@@ -31,7 +31,7 @@ type Config struct {
 	// MonitorPeriod is how often node health is checked (5 s).
 	MonitorPeriod time.Duration
 	// GracePeriod is how long a node may go without a heartbeat before
-	// it is marked Unknown (40 s).
+	// it is marked Unknown (50 s, kube-controller-manager 1.36's default).
 	GracePeriod time.Duration
 	// StartupGracePeriod is the same for a node that never posted Ready
 	// (60 s).
@@ -44,7 +44,7 @@ func (c *Config) Defaults() {
 		c.MonitorPeriod = 5 * time.Second
 	}
 	if c.GracePeriod == 0 {
-		c.GracePeriod = 40 * time.Second
+		c.GracePeriod = 50 * time.Second
 	}
 	if c.StartupGracePeriod == 0 {
 		c.StartupGracePeriod = 60 * time.Second

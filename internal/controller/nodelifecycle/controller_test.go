@@ -131,8 +131,9 @@ func TestLeaseKeepsNodeReadyUntilGracePeriodThenUnknownAndTainted(t *testing.T) 
 	if r := condition(fx.node().Status.Conditions, corev1.NodeReady); r.Status != corev1.ConditionTrue {
 		t.Fatalf("renewing node marked %s", r.Status)
 	}
-	// The agent stops: after the grace period (40 s) the node is Unknown.
-	fx.clock.Step(40 * time.Second)
+	// The agent stops: after the grace period (50 s, upstream's default)
+	// the node is Unknown.
+	fx.clock.Step(50 * time.Second)
 	fx.monitor()
 	if r := condition(fx.node().Status.Conditions, corev1.NodeReady); r.Status != corev1.ConditionTrue {
 		t.Fatalf("marked %s at exactly the grace period", r.Status)
@@ -248,7 +249,7 @@ func TestRunMonitorsOnTheInjectedClock(t *testing.T) {
 	}); err != nil {
 		t.Fatal("no ticker on the injected clock")
 	}
-	clk.Step(41 * time.Second)
+	clk.Step(51 * time.Second)
 	if err := wait.PollUntilContextTimeout(ctx, 10*time.Millisecond, 10*time.Second, true, func(context.Context) (bool, error) {
 		n, err := client.CoreV1().Nodes().Get(ctx, "n1", metav1.GetOptions{})
 		return err == nil && condition(n.Status.Conditions, corev1.NodeReady).Status == corev1.ConditionUnknown, nil
