@@ -20,6 +20,23 @@ import (
 type elemCodec struct {
 	key   []fieldKind
 	value []fieldKind // empty for a set; one verdictField for a vmap
+	// keyLen and valueLen: the encoded sizes (valueLen 0 for verdicts).
+	keyLen, valueLen int
+}
+
+// fieldBytes is a field's encoded size before padding.
+var fieldBytes = map[fieldKind]int{addr4Field: 4, addr6Field: 16, protoField: 1, portField: 2, numgenField: 4}
+
+// dataLen is the encoded size of a key or value of these fields.
+func dataLen(fields []fieldKind) int {
+	if len(fields) == 1 {
+		return fieldBytes[fields[0]]
+	}
+	n := 0
+	for _, f := range fields {
+		n += (fieldBytes[f] + 3) &^ 3
+	}
+	return n
 }
 
 type fieldKind int
@@ -93,6 +110,7 @@ func codecFor(obj knftables.Object) (*elemCodec, bool) {
 			return nil, false
 		}
 	}
+	c.keyLen, c.valueLen = dataLen(c.key), dataLen(c.value)
 	return c, true
 }
 

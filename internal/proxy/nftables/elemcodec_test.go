@@ -75,13 +75,17 @@ func TestEncodeElements(t *testing.T) {
 			if strings.Contains(tc.typ+tc.typeOf, " : ") {
 				obj = &knftables.Map{Name: "s", Type: tc.typ, TypeOf: tc.typeOf}
 			}
-			_, isMap := obj.(*knftables.Map)
-			set := &setState{obj: obj, isMap: isMap}
-			add, err := encodeBatch(addOp, set, []elemDef{{set: "s", key: tc.key, value: tc.value}})
+			c, ok := codecFor(obj)
+			if !ok {
+				t.Fatal("no codec")
+			}
+			el, err := c.element(addOp, tc.key, tc.value)
 			if err != nil {
 				t.Fatal(err)
 			}
-			el := add.elems[0]
+			if n := c.encodedSize(elemDef{key: tc.key, value: tc.value}, addOp); n < len(el.Key)+len(el.Val)+20 {
+				t.Errorf("size bound %d below the key and value bytes", n)
+			}
 			if got := hex.EncodeToString(el.Key); got != tc.wantKey {
 				t.Errorf("key %s, want %s", got, tc.wantKey)
 			}
@@ -91,11 +95,11 @@ func TestEncodeElements(t *testing.T) {
 			if (el.VerdictData == nil) != (tc.wantVerdict == nil) || (el.VerdictData != nil && *el.VerdictData != *tc.wantVerdict) {
 				t.Errorf("verdict %+v, want %+v", el.VerdictData, tc.wantVerdict)
 			}
-			del, err := encodeBatch(deleteOp, set, []elemDef{{set: "s", key: tc.key, value: tc.value}})
+			d, err := c.element(deleteOp, tc.key, tc.value)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if d := del.elems[0]; !bytes.Equal(d.Key, el.Key) || d.Val != nil || d.VerdictData != nil {
+			if !bytes.Equal(d.Key, el.Key) || d.Val != nil || d.VerdictData != nil {
 				t.Errorf("a deletion carries the key only: %+v", d)
 			}
 		})
@@ -112,12 +116,12 @@ func TestEncodeRejectsBadElements(t *testing.T) {
 		{key: "10.0.0.1 . icmpx . 80 . 0", value: "10.0.0.1 . 80"},  // unknown protocol
 		{key: "10.0.0.1 . tcp . 80 . 0", value: "10.0.0.1"},         // value field missing
 	} {
-		if _, err := encodeBatch(addOp, endpoints, []elemDef{e}); err == nil {
+		if b, err := newBatch(addOp, endpoints, []elemDef{e}); err != nil || b.check() == nil {
 			t.Errorf("%s : %s: no error", e.key, e.value)
 		}
 	}
 	vmap := &setState{obj: &knftables.Map{Name: "v", Type: "inet_proto . inet_service : verdict"}, isMap: true}
-	if _, err := encodeBatch(addOp, vmap, []elemDef{{key: "tcp . 80", value: "continue-ish"}}); err == nil {
+	if b, err := newBatch(addOp, vmap, []elemDef{{key: "tcp . 80", value: "continue-ish"}}); err != nil || b.check() == nil {
 		t.Error("an unknown verdict must be an error")
 	}
 }

@@ -10,29 +10,35 @@ import (
 	"sigs.k8s.io/knftables"
 )
 
-// elemBatch is one set's element additions or deletions, encoded.
+// elemBatch is one set's element additions or deletions, as the
+// strings the planner wrote: they are encoded message by message as they
+// are sent, so a full sync's elements are never all held encoded.
 type elemBatch struct {
 	op    elemOp
 	set   string
-	elems []gnft.SetElement
+	codec *elemCodec
+	elems []elemDef
 }
 
-// encodeBatch encodes elems of set for netlink, or says why it cannot.
-func encodeBatch(op elemOp, set *setState, elems []elemDef) (elemBatch, error) {
+// newBatch returns the batch, or an error when the set has no codec.
+func newBatch(op elemOp, set *setState, elems []elemDef) (elemBatch, error) {
 	name := objName(set.obj)
 	c, ok := codecFor(set.obj)
 	if !ok {
 		return elemBatch{}, fmt.Errorf("set %s: no netlink codec for its type", name)
 	}
-	b := elemBatch{op: op, set: name, elems: make([]gnft.SetElement, 0, len(elems))}
-	for _, e := range elems {
-		el, err := c.element(op, e.key, e.value)
-		if err != nil {
-			return elemBatch{}, fmt.Errorf("set %s: %w", name, err)
+	return elemBatch{op: op, set: name, codec: c, elems: elems}, nil
+}
+
+// check encodes every element once, so that a partial sync whose
+// elements cannot be encoded goes through nft instead.
+func (b *elemBatch) check() error {
+	for _, e := range b.elems {
+		if _, err := b.codec.element(b.op, e.key, e.value); err != nil {
+			return fmt.Errorf("set %s: %w", b.set, err)
 		}
-		b.elems = append(b.elems, el)
 	}
-	return b, nil
+	return nil
 }
 
 // element encodes one element. Deletions are by key: nft sends no value
@@ -60,11 +66,15 @@ func (c *elemCodec) element(op elemOp, key, value string) (gnft.SetElement, erro
 // bits.
 const messageBytes = 56 << 10
 
-// encodedSize estimates an element's size inside the message.
-func encodedSize(e *gnft.SetElement) int {
-	n := len(e.Key) + len(e.Val) + 32
-	if e.VerdictData != nil {
-		n += len(e.VerdictData.Chain) + 24
+// encodedSize bounds an element's size inside a message: its key and
+// value bytes and the attribute headers around them.
+func (c *elemCodec) encodedSize(e elemDef, op elemOp) int {
+	n := c.keyLen + 32
+	if op == addOp {
+		n += c.valueLen
+		if c.isVerdictMap() {
+			n += len(e.value) + 24
+		}
 	}
 	return n
 }
@@ -107,25 +117,25 @@ func (e *elementConn) close() { _ = e.conn.CloseLasting() }
 func (e *elementConn) send(family knftables.Family, batches []elemBatch) error {
 	// Split each batch into messages of at most messageBytes.
 	type message struct {
-		op    elemOp
-		set   string
-		elems []gnft.SetElement
+		b        *elemBatch
+		from, to int
 	}
 	var msgs []message
 	size := 0
-	for _, b := range batches {
+	for bi := range batches {
+		b := &batches[bi]
 		start, used := 0, 0
-		for i := range b.elems {
-			n := encodedSize(&b.elems[i])
+		for i, e := range b.elems {
+			n := b.codec.encodedSize(e, b.op)
 			if used+n > messageBytes && i > start {
-				msgs = append(msgs, message{b.op, b.set, b.elems[start:i]})
+				msgs = append(msgs, message{b, start, i})
 				start, used = i, 0
 			}
 			used += n
 			size += n
 		}
 		if start < len(b.elems) {
-			msgs = append(msgs, message{b.op, b.set, b.elems[start:]})
+			msgs = append(msgs, message{b, start, len(b.elems)})
 		}
 	}
 	size += 64 * len(msgs)
@@ -152,13 +162,24 @@ func (e *elementConn) send(family knftables.Family, batches []elemBatch) error {
 	if family == knftables.IPv6Family {
 		table.Family = gnft.TableFamilyIPv6
 	}
+	// One message's elements at a time: the library marshals them into
+	// the message at once, so the slice is reused.
+	var buf []gnft.SetElement
 	for _, m := range msgs {
-		set := &gnft.Set{Table: table, Name: m.set}
+		buf = buf[:0]
+		for _, d := range m.b.elems[m.from:m.to] {
+			el, err := m.b.codec.element(m.b.op, d.key, d.value)
+			if err != nil {
+				return fmt.Errorf("set %s: %w", m.b.set, err)
+			}
+			buf = append(buf, el)
+		}
+		set := &gnft.Set{Table: table, Name: m.b.set}
 		var err error
-		if m.op == addOp {
-			err = e.conn.SetAddElements(set, m.elems)
+		if m.b.op == addOp {
+			err = e.conn.SetAddElements(set, buf)
 		} else {
-			err = e.conn.SetDeleteElements(set, m.elems)
+			err = e.conn.SetDeleteElements(set, buf)
 		}
 		if err != nil {
 			return err

@@ -8,7 +8,6 @@ import (
 	"slices"
 	"strings"
 
-	gnft "github.com/google/nftables"
 	"sigs.k8s.io/knftables"
 )
 
@@ -215,7 +214,10 @@ func (w *elementWriter) elements(op elemOp, set *setState, elems []elemDef) {
 	if w.scriptOnly != "" || len(elems) == 0 {
 		return
 	}
-	b, err := encodeBatch(op, set, elems)
+	b, err := newBatch(op, set, elems)
+	if err == nil {
+		err = b.check()
+	}
 	if err != nil {
 		w.scriptOnly = err.Error()
 		return
@@ -249,7 +251,10 @@ func (w *fillWriter) elements(op elemOp, set *setState, elems []elemDef) {
 		w.scriptWriter.elements(op, set, elems)
 		return
 	}
-	b, err := encodeBatch(op, set, elems)
+	b, err := newBatch(op, set, elems)
+	if err == nil {
+		err = b.check()
+	}
 	if err != nil {
 		w.err = err
 		return
@@ -258,23 +263,21 @@ func (w *fillWriter) elements(op elemOp, set *setState, elems []elemDef) {
 	w.n += len(elems)
 }
 
+// allElements lists the set's elements for the netlink transaction; they
+// are encoded as they are sent (an element that cannot be encoded fails
+// that transaction, and the next sync is a full one through nft).
 func (w *fillWriter) allElements(set *setState) {
-	c, ok := codecFor(set.obj)
-	if !ok {
+	if _, ok := codecFor(set.obj); !ok {
 		w.scriptWriter.allElements(set)
 		return
 	}
 	if len(set.elems) == 0 {
 		return
 	}
-	b := elemBatch{op: addOp, set: objName(set.obj), elems: make([]gnft.SetElement, 0, len(set.elems))}
-	for k, e := range set.elems {
-		el, err := c.element(addOp, k, e.value)
-		if err != nil {
-			w.err = fmt.Errorf("set %s: %w", b.set, err)
-			return
-		}
-		b.elems = append(b.elems, el)
+	b, err := newBatch(addOp, set, setElements(set))
+	if err != nil {
+		w.err = err
+		return
 	}
 	w.batches = append(w.batches, b)
 	w.n += len(set.elems)
