@@ -15,6 +15,14 @@ import (
 type syncCounts struct {
 	fullCount, partialCount int
 	fullSum, partialSum     float64
+	// lastSync is kubeproxy_sync_proxy_rules_last_timestamp_seconds:
+	// when the last successful sync ended (Unix seconds).
+	lastSync float64
+}
+
+// lastSyncTime is lastSync as a time.
+func (c syncCounts) lastSyncTime() time.Time {
+	return time.Unix(0, int64(c.lastSync*float64(time.Second)))
 }
 
 func (c syncCounts) total() int { return c.fullCount + c.partialCount }
@@ -77,6 +85,8 @@ func parseSyncs(r io.Reader) (syncCounts, error) {
 			c.partialCount = int(v)
 		case "partial_proxy_rules_duration_seconds_sum":
 			c.partialSum = v
+		case "proxy_rules_last_timestamp_seconds":
+			c.lastSync = v
 		}
 	}
 	return c, s.Err()

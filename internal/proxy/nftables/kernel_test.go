@@ -2,6 +2,7 @@ package nftables
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -18,7 +19,8 @@ import (
 // (ip netns exec) in helper roles chosen by netlab.RoleEnv.
 func TestMain(m *testing.M) {
 	netlab.Main(m.Run, map[string]func() error{
-		"sync": func() error { return runSyncSteps(strings.Split(os.Getenv("STEPS"), ",")) },
+		"sync":    func() error { return runSyncSteps(strings.Split(os.Getenv("STEPS"), ",")) },
+		"compare": func() error { return compareSteps(strings.Split(os.Getenv("STEPS"), ",")) },
 		"cleanup": func() error {
 			nft, err := NewInterface(proxy.IPv4)
 			if err != nil {
@@ -43,7 +45,7 @@ func e2eStates() map[string][]runtime.Object {
 		"one":  {web, one, udp, udpSlice},
 		"none": {web},
 	}
-	for _, more := range []map[string][]runtime.Object{moreE2EStates(), netlab.IPv6States()} {
+	for _, more := range []map[string][]runtime.Object{moreE2EStates(), netlab.IPv6States(), netlinkE2EStates()} {
 		for name, objs := range more {
 			states[name] = objs
 		}
@@ -51,11 +53,17 @@ func e2eStates() map[string][]runtime.Object {
 	return states
 }
 
-func runSyncSteps(steps []string) error {
-	family := proxy.IPv4
+func helperFamily() proxy.IPFamily {
 	if os.Getenv("FAMILY") == "6" {
-		family = proxy.IPv6
+		return proxy.IPv6
 	}
+	return proxy.IPv4
+}
+
+// runSyncSteps syncs each state in turn (the first fully) and prints how
+// the transactions went: "nft scripts N, netlink transactions M".
+func runSyncSteps(steps []string) error {
+	family := helperFamily()
 	nft, err := NewInterface(family)
 	if err != nil {
 		return err
@@ -77,5 +85,7 @@ func runSyncSteps(steps []string) error {
 			return ctErr
 		}
 	}
+	cli := nft.(*CLI)
+	fmt.Printf("nft scripts %d, netlink transactions %d\n", cli.scripts, cli.netlinkTxs)
 	return nil
 }

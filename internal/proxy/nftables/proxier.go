@@ -73,20 +73,24 @@ func (p *Proxier) SyncProxyRules(full bool) (err error) {
 	snap := p.state()
 	res := proxy.SyncResult{Full: full || p.installed == nil}
 	ctx := context.Background()
-	w, run := p.newWriter()
-	var desired *ruleset
+	var (
+		w       writer
+		run     func(context.Context) error
+		desired *ruleset
+	)
 	if res.Full {
-		ex, err := p.existing(ctx)
+		ex, absent, err := p.existing(ctx)
 		if err != nil {
 			p.failed(res, snap, err)
 			return err
 		}
 		p.installed = nil // replaced by desired; dropped early to halve peak memory
 		desired = Plan(&p.cfg, snap)
-		writeFull(w, desired, ex, "rules for svcplane proxy")
+		w, run = p.writeFullSync(desired, ex, absent)
 		desired.forget() // written; partial syncs re-derive per-port elements
 
 	} else {
+		w, run = p.newWriter(false)
 		desired = p.installed
 		desired.delta = newDelta()
 		p.replan(desired, snap)
@@ -114,9 +118,24 @@ func (p *Proxier) SyncProxyRules(full bool) (err error) {
 }
 
 // newWriter returns a writer for one transaction and the function that
-// runs it: a compact nft script when the interface can run one, else a
-// knftables transaction (knftables.Fake in tests).
-func (p *Proxier) newWriter() (writer, func(context.Context) error) {
+// runs it: for a partial sync of element changes only, netlink element
+// messages when the interface can send them; else a compact nft script
+// when the interface can run one; else a knftables transaction
+// (knftables.Fake in tests).
+func (p *Proxier) newWriter(full bool) (writer, func(context.Context) error) {
+	if es, ok := p.nft.(elementSender); ok && !full {
+		w := newElementWriter(p.nft, es.Family())
+		return w, func(ctx context.Context) error {
+			if w.useNetlink() {
+				return es.SendElements(w.batches)
+			}
+			script, err := w.script()
+			if err != nil {
+				return err
+			}
+			return es.RunScript(ctx, script)
+		}
+	}
 	if sr, ok := p.nft.(ScriptRunner); ok {
 		w := newScriptWriter(p.nft, sr.Family())
 		return w, func(ctx context.Context) error {
@@ -129,6 +148,35 @@ func (p *Proxier) newWriter() (writer, func(context.Context) error) {
 	}
 	w := &txWriter{tx: p.nft.NewTransaction()}
 	return w, func(ctx context.Context) error { return p.nft.Run(ctx, w.tx) }
+}
+
+const tableComment = "rules for svcplane proxy"
+
+// writeFullSync renders a full sync. Into a table that does not exist
+// (absent), when the interface can send netlink elements, it is two
+// transactions (fillWriter): objects by nft, elements over netlink.
+// Otherwise it is one transaction.
+func (p *Proxier) writeFullSync(desired *ruleset, ex existing, absent bool) (writer, func(context.Context) error) {
+	if es, ok := p.nft.(elementSender); ok && absent {
+		fw := newFillWriter(p.nft, es.Family())
+		writeFull(fw, desired, ex, tableComment)
+		if fw.err == nil {
+			return fw, func(ctx context.Context) error {
+				script, err := fw.script()
+				if err != nil {
+					return err
+				}
+				if err := es.RunScript(ctx, script); err != nil {
+					return err
+				}
+				return es.SendElements(fw.batches)
+			}
+		}
+		klog.ErrorS(fw.err, "Cannot encode the elements for netlink; writing them with nft")
+	}
+	w, run := p.newWriter(true)
+	writeFull(w, desired, ex, tableComment)
+	return w, run
 }
 
 // replan moves r from the last installed snapshot to snap: it takes back
@@ -180,23 +228,28 @@ func (p *Proxier) failed(res proxy.SyncResult, snap *proxy.Snapshot, err error) 
 }
 
 // existing lists the table's objects when the installed state is unknown;
-// otherwise it trusts what the last sync installed.
-func (p *Proxier) existing(ctx context.Context) (existing, error) {
+// otherwise it trusts what the last sync installed. absent: the table
+// does not exist.
+func (p *Proxier) existing(ctx context.Context) (ex existing, absent bool, err error) {
 	if p.installed != nil {
-		return p.installed.names(), nil
+		return p.installed.names(), false, nil
 	}
-	var ex existing
-	for _, l := range []struct {
+	for i, l := range []struct {
 		kind string
 		into *[]string
 	}{{"chain", &ex.chains}, {"set", &ex.sets}, {"map", &ex.maps}} {
 		names, err := p.nft.List(ctx, l.kind)
+		if knftables.IsNotFound(err) && i == 0 {
+			// No table (listing chains fails only then): nothing else
+			// to list.
+			return ex, true, nil
+		}
 		if err != nil && !knftables.IsNotFound(err) {
-			return ex, err
+			return ex, false, err
 		}
 		*l.into = names
 	}
-	return ex, nil
+	return ex, false, nil
 }
 
 // Cleanup deletes the family's table if it exists.

@@ -173,6 +173,116 @@ func (w *scriptWriter) script() ([]byte, error) {
 	return w.buf.Bytes(), w.err
 }
 
+// elementWriter renders a partial sync as a script and, while the sync
+// touches only elements of sets it can encode (no chain, rule or set
+// changes), also as netlink element batches: the common endpoint change
+// then costs one netlink round trip instead of an nft process that
+// lists the table's chains and sets before applying its script.
+type elementWriter struct {
+	*scriptWriter
+	batches []elemBatch
+	// why the batches cannot be used ("" when they can).
+	scriptOnly string
+}
+
+func newElementWriter(nft knftables.Interface, family knftables.Family) *elementWriter {
+	return &elementWriter{scriptWriter: newScriptWriter(nft, family)}
+}
+
+func (w *elementWriter) add(obj knftables.Object) {
+	w.scriptOnly = "objects"
+	w.scriptWriter.add(obj)
+}
+
+func (w *elementWriter) flush(obj knftables.Object) {
+	w.scriptOnly = "objects"
+	w.scriptWriter.flush(obj)
+}
+
+func (w *elementWriter) del(obj knftables.Object) {
+	w.scriptOnly = "objects"
+	w.scriptWriter.del(obj)
+}
+
+func (w *elementWriter) allElements(set *setState) {
+	w.scriptOnly = "objects"
+	w.scriptWriter.allElements(set)
+}
+
+func (w *elementWriter) elements(op elemOp, set *setState, elems []elemDef) {
+	w.scriptWriter.elements(op, set, elems)
+	if w.scriptOnly != "" || len(elems) == 0 {
+		return
+	}
+	b, err := newBatch(op, set, elems)
+	if err == nil {
+		err = b.check()
+	}
+	if err != nil {
+		w.scriptOnly = err.Error()
+		return
+	}
+	w.batches = append(w.batches, b)
+}
+
+// useNetlink: the transaction is element changes only, all encoded.
+func (w *elementWriter) useNetlink() bool { return w.scriptOnly == "" && len(w.batches) > 0 }
+
+// fillWriter writes a full sync into a table that does not exist yet as
+// two transactions: first the objects (and the elements of sets without
+// a codec) as an nft script, then every other element over netlink, which
+// the kernel takes several times faster than nft parses them. Until the
+// second commits, the new table's dispatch and filter maps are empty and
+// match no packet, as if the table did not exist, so no packet sees a
+// half-written state. Over an existing table a full sync stays one
+// transaction.
+type fillWriter struct {
+	*scriptWriter
+	batches []elemBatch
+	err     error // an element could not be encoded
+}
+
+func newFillWriter(nft knftables.Interface, family knftables.Family) *fillWriter {
+	return &fillWriter{scriptWriter: newScriptWriter(nft, family)}
+}
+
+func (w *fillWriter) elements(op elemOp, set *setState, elems []elemDef) {
+	if _, ok := codecFor(set.obj); !ok {
+		w.scriptWriter.elements(op, set, elems)
+		return
+	}
+	b, err := newBatch(op, set, elems)
+	if err == nil {
+		err = b.check()
+	}
+	if err != nil {
+		w.err = err
+		return
+	}
+	w.batches = append(w.batches, b)
+	w.n += len(elems)
+}
+
+// allElements lists the set's elements for the netlink transaction; they
+// are encoded as they are sent (an element that cannot be encoded fails
+// that transaction, and the next sync is a full one through nft).
+func (w *fillWriter) allElements(set *setState) {
+	if _, ok := codecFor(set.obj); !ok {
+		w.scriptWriter.allElements(set)
+		return
+	}
+	if len(set.elems) == 0 {
+		return
+	}
+	b, err := newBatch(addOp, set, setElements(set))
+	if err != nil {
+		w.err = err
+		return
+	}
+	w.batches = append(w.batches, b)
+	w.n += len(set.elems)
+}
+
 // ScriptRunner is implemented by the real nftables interface NewInterface
 // returns: it runs a whole nft script as one atomic transaction. The
 // Proxier uses it, when present, to send elements in compact batches.
@@ -181,12 +291,44 @@ type ScriptRunner interface {
 	RunScript(ctx context.Context, script []byte) error
 }
 
+// elementSender is a ScriptRunner that can also send element-only
+// transactions over netlink (the real CLI).
+type elementSender interface {
+	ScriptRunner
+	SendElements(batches []elemBatch) error
+}
+
 // CLI is the real nftables.Interface of one family's table: knftables for
-// objects and listing, plus RunScript for compact transactions.
+// objects and listing, RunScript for compact transactions, and
+// SendElements for element-only ones over netlink.
 type CLI struct {
 	knftables.Interface
 	family knftables.Family
 	path   string
+	// scripts and netlinkTxs count the transactions sent each way.
+	scripts, netlinkTxs int
+	// nl is the netlink socket of element transactions, opened at the
+	// first; closed after a failed one (its acknowledgements may be out
+	// of step), a new one then opened at the next.
+	nl *elementConn
+}
+
+// SendElements runs element batches as one transaction over netlink.
+func (c *CLI) SendElements(batches []elemBatch) error {
+	c.netlinkTxs++
+	if c.nl == nil {
+		nl, err := dialElements()
+		if err != nil {
+			return err
+		}
+		c.nl = nl
+	}
+	if err := c.nl.send(c.family, batches); err != nil {
+		c.nl.close()
+		c.nl = nil
+		return err
+	}
+	return nil
 }
 
 // Family is the table's family.
@@ -194,6 +336,7 @@ func (c *CLI) Family() knftables.Family { return c.family }
 
 // RunScript runs "nft -f -" with script as input (one atomic transaction).
 func (c *CLI) RunScript(ctx context.Context, script []byte) error {
+	c.scripts++
 	cmd := exec.CommandContext(ctx, c.path, "-f", "-")
 	cmd.Stdin = bytes.NewReader(script)
 	var stderr bytes.Buffer
