@@ -382,6 +382,10 @@ func TestInstalledPlanKeepsNoRuleText(t *testing.T) {
 		{webSnap("10.244.1.2", "10.244.3.4"), false},
 		{webSnap("10.244.3.4"), true}, // full over an installed (compacted) plan
 		{webSnap(), false},
+		{webSnap("10.244.1.2"), false},
+		// "other" deleted: its chains go by the names compact kept.
+		{proxytest.Snapshot(proxy.IPv4, proxytest.Svc("web", "10.96.0.10", 80),
+			proxytest.Slice("web", 8080, "10.244.1.2@"+proxytest.OtherNode)), false},
 	} {
 		snap = step.snap
 		if err := p.SyncProxyRules(step.full); err != nil {

@@ -97,7 +97,7 @@ func diffRulesets(prev, desired *Ruleset, stale map[Table][]string) *restorePlan
 	if prev != nil {
 		for name, old := range prev.services {
 			if desired.services[name] == nil {
-				for c := range prev.ownOf(old)[TableNAT] {
+				for _, c := range old.ownChains(TableNAT) {
 					drop(TableNAT, c)
 				}
 			}

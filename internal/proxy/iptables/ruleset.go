@@ -59,6 +59,10 @@ type svcRules struct {
 	// installed (Ruleset.compact): Ruleset.ownOf renders them again from
 	// svc and eps when a sync needs them.
 	own chainSet
+	// natChains are own's chain names (a port's chains are all nat
+	// chains), kept by compact: a full sync's stale check and a deleted
+	// port's chains need the names, not the rules.
+	natChains []string
 	// shared are the rules for shared chains, in planning order.
 	shared []sharedRule
 }
@@ -119,8 +123,22 @@ func (r *Ruleset) ownOf(s *svcRules) chainSet {
 // mode's heap. The shared chains stay assembled.
 func (r *Ruleset) compact() {
 	for _, s := range r.services {
-		s.own = nil
+		if s.own != nil {
+			s.natChains = sortedKeys(s.own[TableNAT])
+			s.own = nil
+		}
 	}
+}
+
+// ownChains is s's own chain names in table t.
+func (s *svcRules) ownChains(t Table) []string {
+	if s.own != nil {
+		return sortedKeys(s.own[t])
+	}
+	if t == TableNAT {
+		return s.natChains
+	}
+	return nil
 }
 
 // Chains returns the sorted chain names of a table.
@@ -130,9 +148,7 @@ func (r *Ruleset) Chains(t Table) []string {
 		out = append(out, c)
 	}
 	for _, s := range r.services {
-		for c := range r.ownOf(s)[t] {
-			out = append(out, c)
-		}
+		out = append(out, s.ownChains(t)...)
 	}
 	slices.Sort(out)
 	return out
