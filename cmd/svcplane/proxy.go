@@ -20,6 +20,7 @@ import (
 
 	"github.com/svcplane/svcplane/internal/exemem"
 	"github.com/svcplane/svcplane/internal/plane"
+	"github.com/svcplane/svcplane/internal/proxy"
 	"github.com/svcplane/svcplane/internal/proxy/app"
 	"github.com/svcplane/svcplane/internal/proxy/conntrack"
 	"github.com/svcplane/svcplane/internal/proxy/kubeproxyconfig"
@@ -55,6 +56,9 @@ func newProxyCommand() *cobra.Command {
 			}
 			gc, _ := plane.ApplyGCPercent(o.gcPercent, os.Getenv)
 			klog.V(1).InfoS("Garbage collector target", "percent", gc)
+			// This process is the proxy alone: release memory after every
+			// full sync (proxy.SetMemoryReleaseInterval).
+			proxy.SetMemoryReleaseInterval(0)
 			if o.writeConfigTo != "" {
 				return writeKubeProxyConfiguration(o.writeConfigTo, s)
 			}

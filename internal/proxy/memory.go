@@ -2,6 +2,7 @@ package proxy
 
 import (
 	"runtime/debug"
+	"sync/atomic"
 	"time"
 )
 
@@ -15,8 +16,25 @@ import (
 const DefaultGCPercent = 50
 
 // MemoryReleaseInterval is how often at most a backend hands a full
-// sync's garbage back to the OS.
+// sync's garbage back to the OS, unless the process sets another
+// interval (SetMemoryReleaseInterval).
 const MemoryReleaseInterval = 10 * time.Minute
+
+// releaseInterval is the process's interval (MemoryReleaseInterval
+// unless set).
+var releaseInterval atomic.Int64
+
+func init() { releaseInterval.Store(int64(MemoryReleaseInterval)) }
+
+// SetMemoryReleaseInterval sets, for the whole process, how often at
+// most a backend releases memory after a full sync; 0: after every full
+// sync. A standalone `svcplane proxy` sets 0: collecting its own small
+// heap after each periodic resync costs milliseconds, and otherwise the
+// resync's garbage (the iptables mode's restore input is tens of
+// megabytes) stays in its RSS for up to ten minutes. Under `svcplane up`
+// the release would collect the API server's heap too, so the interval
+// stays.
+func SetMemoryReleaseInterval(d time.Duration) { releaseInterval.Store(int64(d)) }
 
 // MemoryRelease hands a full sync's garbage (the previous plan, megabytes
 // of rule text) back to the OS right after the sync, at a quiet moment,
@@ -34,7 +52,7 @@ type MemoryRelease struct {
 // AfterFullSync releases memory unless it did less than
 // MemoryReleaseInterval before now. It reports whether it did.
 func (m *MemoryRelease) AfterFullSync(now time.Time) bool {
-	if !m.last.IsZero() && now.Sub(m.last) < MemoryReleaseInterval {
+	if !m.last.IsZero() && now.Sub(m.last) < time.Duration(releaseInterval.Load()) {
 		return false
 	}
 	m.last = now
