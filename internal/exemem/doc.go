@@ -23,8 +23,8 @@
 // subcommand, and once every family's first sync is done, when what the
 // start touched (config parsing, the client, the informer lists, the
 // first full sync's planning) is no longer needed: at 5,000 Services × 10
-// endpoints the nftables proxy's RssFile after its syncs fell from ~45 to
-// ~35 MB (docs/architecture.md, "Proxy memory").
+// endpoints the proxy's RssFile after the bench's syncs fell from ~40 to
+// 27–35 MB (docs/architecture.md, "Proxy memory").
 //
 // The parsing of /proc/self/maps (maps.go) is pure; the madvise call
 // (release_linux.go) is the only I/O.
