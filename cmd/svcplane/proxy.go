@@ -19,6 +19,8 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/svcplane/svcplane/internal/exemem"
+	"github.com/svcplane/svcplane/internal/plane"
+	"github.com/svcplane/svcplane/internal/proxy"
 	"github.com/svcplane/svcplane/internal/proxy/app"
 	"github.com/svcplane/svcplane/internal/proxy/conntrack"
 	"github.com/svcplane/svcplane/internal/proxy/kubeproxyconfig"
@@ -34,6 +36,9 @@ func newProxyCommand() *cobra.Command {
 			"behaviour for are accepted and, with -v=1, logged as unused.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := plane.ValidGCPercent(o.gcPercent); err != nil {
+				return err
+			}
 			// The proxy runs a small part of the one binary: unmap what
 			// the inits of all of it touched (exemem).
 			released, releaseErr := exemem.ReleaseMapped()
@@ -49,6 +54,11 @@ func newProxyCommand() *cobra.Command {
 			if err := validateErr(s.Validate()); err != nil {
 				return err
 			}
+			gc, _ := plane.ApplyGCPercent(o.gcPercent, os.Getenv)
+			klog.V(1).InfoS("Garbage collector target", "percent", gc)
+			// This process is the proxy alone: release memory after every
+			// full sync (proxy.SetMemoryReleaseInterval).
+			proxy.SetMemoryReleaseInterval(0)
 			if o.writeConfigTo != "" {
 				return writeKubeProxyConfiguration(o.writeConfigTo, s)
 			}
@@ -68,13 +78,21 @@ func newProxyCommand() *cobra.Command {
 			}
 			applyOOMScoreAdj(s.OOMScoreAdj)
 			return runWatchingConfig(ctx, o.configFile, func(ctx context.Context) error {
-				return app.RunForConfig(ctx, appConfig(s, o), rc)
+				return app.RunForConfigWith(ctx, appConfig(s, o), rc, app.Deps{Settled: releaseExecutableAfterStart})
 			})
 		},
 	}
 	o.addFlags(cmd.Flags())
 	_ = cmd.MarkFlagFilename("config", "yaml", "yml", "json")
 	return cmd
+}
+
+// releaseExecutableAfterStart unmaps, once every family has synced, the
+// executable's pages the proxy's start touched (config, client, informer
+// lists, the first full sync) and no later sync needs (exemem).
+func releaseExecutableAfterStart() {
+	released, err := exemem.ReleaseMapped()
+	klog.V(1).InfoS("Released the executable's mapped pages after the first sync", "bytes", released, "err", err)
 }
 
 // validateErr is errs as kube-proxy reports them, or nil.

@@ -11,6 +11,7 @@ import (
 	"k8s.io/kube-proxy/config/v1alpha1"
 	netutils "k8s.io/utils/net"
 
+	"github.com/svcplane/svcplane/internal/proxy"
 	"github.com/svcplane/svcplane/internal/proxy/kubeproxyconfig"
 )
 
@@ -36,12 +37,14 @@ type proxyOptions struct {
 	syncPeriod, minSyncPeriod time.Duration
 	iptablesVariant           string
 	canaryInterval            time.Duration
+	// gcPercent: svcplane's --gc-percent.
+	gcPercent int
 
 	config v1alpha1.KubeProxyConfiguration
 }
 
 func newProxyOptions() *proxyOptions {
-	o := &proxyOptions{healthzPort: 10256, metricsPort: 10249, canaryInterval: time.Minute}
+	o := &proxyOptions{healthzPort: 10256, metricsPort: 10249, canaryInterval: time.Minute, gcPercent: proxy.DefaultGCPercent}
 	kubeproxyconfig.SetDefaults(&o.config)
 	// kube-proxy's flag defaults come from the config's defaults with mode
 	// "", i.e. iptables'.
@@ -127,7 +130,7 @@ func (o *proxyOptions) addConntrackFlags(fs *pflag.FlagSet) {
 
 // svcplaneProxyFlags are the flags of `svcplane proxy` that kube-proxy
 // does not have.
-var svcplaneProxyFlags = []string{"sync-period", "min-sync-period", "iptables-variant", "iptables-canary-interval"}
+var svcplaneProxyFlags = []string{"sync-period", "min-sync-period", "iptables-variant", "iptables-canary-interval", "gc-percent"}
 
 func (o *proxyOptions) addSvcplaneFlags(fs *pflag.FlagSet) {
 	fs.DurationVar(&o.syncPeriod, "sync-period", o.syncPeriod, "The mode's sync period (--iptables-sync-period or --ipvs-sync-period).")
@@ -136,6 +139,7 @@ func (o *proxyOptions) addSvcplaneFlags(fs *pflag.FlagSet) {
 	_ = fs.MarkDeprecated("min-sync-period", "use --iptables-min-sync-period (iptables and nftables modes) or --ipvs-min-sync-period (ipvs mode)")
 	fs.StringVar(&o.iptablesVariant, "iptables-variant", o.iptablesVariant, "svcplane: iptables and ipvs modes: legacy or nft tools (empty: whatever the iptables command is).")
 	fs.DurationVar(&o.canaryInterval, "iptables-canary-interval", o.canaryInterval, "svcplane: iptables mode: how often the canary chains are checked for a flush.")
+	fs.IntVar(&o.gcPercent, "gc-percent", o.gcPercent, "svcplane: Go garbage collector target of this process when the GOGC environment variable is unset (GOGC wins): the heap grows to live × (1 + N/100) before a collection. Lower: less memory, more CPU in the collector. The Go runtime's own default is 100. Applies with --config too.")
 }
 
 // ipVar is an IP flag (kube-proxy's type "ip"): setting it to "" leaves

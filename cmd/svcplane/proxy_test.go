@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/svcplane/svcplane/internal/proxy"
 	"github.com/svcplane/svcplane/internal/proxy/conntrack"
 	"github.com/svcplane/svcplane/internal/proxy/kubeproxyconfig"
 )
@@ -275,5 +276,24 @@ func TestProxyHelpListsKubeProxyFlags(t *testing.T) {
 	}
 	if strings.Contains(help.String(), "--sync-period") || strings.Contains(help.String(), "--healthz-port") {
 		t.Errorf("--help shows deprecated flags")
+	}
+}
+
+// TestProxyGCPercent: --gc-percent (svcplane's) defaults to the proxy's
+// DefaultGCPercent, applies with --config too, and a value out of range
+// stops the command with the flag's name before anything runs.
+func TestProxyGCPercent(t *testing.T) {
+	if o, _, err := parseProxy(t, ""); err != nil || o.gcPercent != proxy.DefaultGCPercent {
+		t.Errorf("default --gc-percent %d (%v), want %d", o.gcPercent, err, proxy.DefaultGCPercent)
+	}
+	if o, _, err := parseProxy(t, "apiVersion: kubeproxy.config.k8s.io/v1alpha1\nkind: KubeProxyConfiguration\n", "--gc-percent=25"); err != nil || o.gcPercent != 25 {
+		t.Errorf("--gc-percent=25 with --config: %d (%v)", o.gcPercent, err)
+	}
+	cmd := newProxyCommand()
+	cmd.SetOut(new(strings.Builder))
+	cmd.SetErr(new(strings.Builder))
+	cmd.SetArgs([]string{"--gc-percent=5", "--write-config-to=" + filepath.Join(t.TempDir(), "c.yaml")})
+	if err := cmd.Execute(); err == nil || !strings.Contains(err.Error(), "--gc-percent 5: want 10 to 1000") {
+		t.Errorf("--gc-percent=5: %v", err)
 	}
 }

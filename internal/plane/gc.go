@@ -29,8 +29,8 @@ func ApplyGCPercent(percent int, getenv func(string) string) (int, bool) {
 	return percent, true
 }
 
-// validGCPercent checks --gc-percent.
-func validGCPercent(p int) error {
+// ValidGCPercent checks --gc-percent (the server's and the proxy's).
+func ValidGCPercent(p int) error {
 	if p < 10 || p > 1000 {
 		return fmt.Errorf("--gc-percent %d: want 10 to 1000 (the GOGC environment variable, when set, takes precedence; GOGC=off turns collection off)", p)
 	}

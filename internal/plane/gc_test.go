@@ -40,8 +40,8 @@ func TestApplyGCPercent(t *testing.T) {
 
 func TestValidGCPercent(t *testing.T) {
 	for p, ok := range map[int]bool{9: false, 10: true, 50: true, 1000: true, 1001: false, -1: false} {
-		if err := validGCPercent(p); (err == nil) != ok {
-			t.Errorf("validGCPercent(%d) = %v, want ok=%v", p, err, ok)
+		if err := ValidGCPercent(p); (err == nil) != ok {
+			t.Errorf("ValidGCPercent(%d) = %v, want ok=%v", p, err, ok)
 		}
 	}
 }

@@ -162,7 +162,7 @@ func (o *Options) Validate() error {
 	if o.Nodes < 0 {
 		errs = append(errs, fmt.Errorf("--nodes %d: want 0 or more", o.Nodes))
 	}
-	errs = append(errs, validGCPercent(o.GCPercent))
+	errs = append(errs, ValidGCPercent(o.GCPercent))
 	if o.DNSEnabled {
 		c := o.DNS
 		if c.BindAddress == "" {

@@ -22,3 +22,19 @@ func TestMemoryReleaseAtMostEveryInterval(t *testing.T) {
 		t.Errorf("released %d times, want 3", n)
 	}
 }
+
+func TestMemoryReleaseEveryFullSyncWhenSet(t *testing.T) {
+	SetMemoryReleaseInterval(0)
+	defer SetMemoryReleaseInterval(MemoryReleaseInterval)
+	n := 0
+	m := &MemoryRelease{release: func() { n++ }}
+	t0 := time.Unix(1000, 0)
+	for i, at := range []time.Duration{0, 30 * time.Second, 60 * time.Second} {
+		if !m.AfterFullSync(t0.Add(at)) {
+			t.Errorf("step %d: not released", i)
+		}
+	}
+	if n != 3 {
+		t.Errorf("released %d times, want 3", n)
+	}
+}

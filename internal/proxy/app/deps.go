@@ -29,6 +29,10 @@ type Deps struct {
 	SysRoot string
 	// Synced, when set, is called after each successful sync.
 	Synced func(proxy.IPFamily, *proxy.Snapshot)
+	// Settled, when set, is called once, after every family's first
+	// successful sync: the standalone proxy then unmaps the executable's
+	// pages its start touched (exemem).
+	Settled func()
 }
 
 // withDefaults fills the nil fields with the real implementations.

@@ -19,11 +19,17 @@ import (
 // ends, on the real kernel. `svcplane up` calls it in-process for its
 // local node.
 func RunForConfig(ctx context.Context, cfg Config, rc *rest.Config) error {
+	return RunForConfigWith(ctx, cfg, rc, Deps{})
+}
+
+// RunForConfigWith is RunForConfig with deps (nil fields: the real
+// kernel); `svcplane proxy` sets deps.Settled.
+func RunForConfigWith(ctx context.Context, cfg Config, rc *rest.Config, deps Deps) error {
 	client, err := kubernetes.NewForConfig(rc)
 	if err != nil {
 		return err
 	}
-	return Run(ctx, cfg, client, Deps{})
+	return Run(ctx, cfg, client, deps)
 }
 
 // Run runs one backend of the mode per IP family the cluster uses, fed by
@@ -58,6 +64,7 @@ func Run(ctx context.Context, cfg Config, client kubernetes.Interface, deps Deps
 	if err != nil {
 		return err
 	}
+	obs.settled = newSettled(stack.families(), deps.Settled)
 	serve(ctx, cfg.HealthzBindAddress, obs.health.Handler())
 	serve(ctx, cfg.MetricsBindAddress, metricsHandler(obs.reg, mode, cfg.EnableProfiling))
 	if err := tracker.StartAll(ctx, client, tracker.Options{WatchServiceCIDRs: true, ResyncPeriod: cfg.ConfigSyncPeriod}, stack.trackers()...); err != nil {
@@ -77,6 +84,9 @@ type observers struct {
 	svcHealth *serviceHealth
 	noLocal   *noLocalGauge
 	deps      Deps
+	// settled calls deps.Settled after the first sync of every family
+	// (set once the families are known, before any sync).
+	settled *settled
 }
 
 func newObservers(cfg *Config, deps Deps) *observers {
@@ -117,6 +127,9 @@ func (o *observers) synced(fam proxy.IPFamily, cleansUDP bool) proxy.SyncedFunc 
 		}
 		if o.deps.Synced != nil {
 			o.deps.Synced(fam, cur)
+		}
+		if o.settled != nil {
+			o.settled.synced(fam)
 		}
 	}
 }

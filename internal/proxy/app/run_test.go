@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/netip"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -98,7 +99,14 @@ func TestRunProxyDualStack(t *testing.T) {
 		},
 		Conntrack: ct,
 	}
+	var settled atomic.Int32
+	deps.Settled = func() { settled.Add(1) }
 	runUntilBothFamiliesSynced(t, Defaults(), deps)
+	// Run waited for the sync loops: both families' first syncs ran
+	// their callbacks to the end.
+	if n := settled.Load(); n != 1 {
+		t.Errorf("Settled called %d times after both families synced, want once", n)
+	}
 	for fam, key := range map[proxy.IPFamily][]string{proxy.IPv4: {"10.96.0.10", "udp", "53"}, proxy.IPv6: {"fd00:96::10", "udp", "53"}} {
 		m := tables[fam].Table.Maps["service-ips"]
 		if m == nil || m.FindElement(key...) == nil {

@@ -44,7 +44,7 @@ func planFrom(cfg *Config, snap *proxy.Snapshot, prev *Ruleset, changed map[prox
 		total += len(eps)
 	}
 	p := &planner{cfg: cfg, node: snap.Node, comments: total <= largeClusterEndpoints}
-	rs := &Ruleset{shared: newChainSet(), services: make(map[proxy.ServicePortName]*svcRules, len(snap.Services)),
+	rs := &Ruleset{cfg: cfg, shared: newChainSet(), services: make(map[proxy.ServicePortName]*svcRules, len(snap.Services)),
 		comments: p.comments, node: snap.Node}
 	if prev != nil && (prev.comments != p.comments || !sameNode(prev.node, snap.Node)) {
 		prev = nil

@@ -42,6 +42,18 @@ func BenchmarkDiffAndWriteFull5000x10(b *testing.B) {
 	}
 }
 
+// BenchmarkDiffAndWriteFullCompacted5000x10 is a full resync over an
+// installed (compacted) plan: every port's chains are rendered again
+// (ownOf), then written, and the chains listed for the stale check.
+func BenchmarkDiffAndWriteFullCompacted5000x10(b *testing.B) {
+	snap := syntheticSnapshot(5000, 10)
+	cur := Plan(&Config{Family: proxy.IPv4}, snap)
+	cur.compact()
+	for b.Loop() {
+		diffRulesets(nil, cur, map[Table][]string{TableNAT: cur.Chains(TableNAT)}).texts(0)
+	}
+}
+
 // BenchmarkSyncPlanOneChange5000x10 is what a partial sync plans: one
 // endpoint changed, named by the snapshot's ChangeSet.
 func BenchmarkSyncPlanOneChange5000x10(b *testing.B) {

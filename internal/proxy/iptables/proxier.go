@@ -145,6 +145,7 @@ func (p *Proxier) SyncProxyRules(full bool) error {
 	}
 	res.Duration = p.clock.Since(start)
 	prevSnap := p.lastSnap
+	desired.compact()
 	p.installed, p.lastSnap = desired, snap
 	if res.Full {
 		p.memory.AfterFullSync(p.clock.Now())

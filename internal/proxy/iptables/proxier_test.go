@@ -365,3 +365,47 @@ func TestMonitorResyncsAfterAFlush(t *testing.T) {
 	cancel()
 	<-done
 }
+
+// The installed plan keeps no port chain text (compact); partial syncs
+// and a full sync over it render what they compare and write again, and
+// leave the tables a fresh full sync of the same state leaves.
+func TestInstalledPlanKeepsNoRuleText(t *testing.T) {
+	fake := NewFake()
+	var snap *proxy.Snapshot
+	p := newTestProxier(Config{Family: proxy.IPv4}, fake, &snap)
+	for i, step := range []struct {
+		snap *proxy.Snapshot
+		full bool
+	}{
+		{webSnap("10.244.1.2", "10.244.2.3"), true},
+		{webSnap("10.244.1.2"), false},
+		{webSnap("10.244.1.2", "10.244.3.4"), false},
+		{webSnap("10.244.3.4"), true}, // full over an installed (compacted) plan
+		{webSnap(), false},
+		{webSnap("10.244.1.2"), false},
+		// "other" deleted: its chains go by the names compact kept.
+		{proxytest.Snapshot(proxy.IPv4, proxytest.Svc("web", "10.96.0.10", 80),
+			proxytest.Slice("web", 8080, "10.244.1.2@"+proxytest.OtherNode)), false},
+	} {
+		snap = step.snap
+		if err := p.SyncProxyRules(step.full); err != nil {
+			t.Fatal(err)
+		}
+		if len(p.installed.services) == 0 {
+			t.Fatalf("step %d: nothing installed", i)
+		}
+		for name, s := range p.installed.services {
+			if s.own != nil {
+				t.Errorf("step %d: the installed plan keeps %v's chain text", i, name)
+			}
+		}
+		want := NewFake()
+		wantSnap := step.snap
+		if err := newTestProxier(Config{Family: proxy.IPv4}, want, &wantSnap).SyncProxyRules(true); err != nil {
+			t.Fatal(err)
+		}
+		if got, w := serviceRulesSorted(fake.Dump()), serviceRulesSorted(want.Dump()); got != w {
+			t.Errorf("step %d: syncs left\n%s\nwant\n%s", i, got, w)
+		}
+	}
+}

@@ -74,27 +74,30 @@ func diffRulesets(prev, desired *Ruleset, stale map[Table][]string) *restorePlan
 		if old == cur {
 			continue
 		}
+		curOwn := desired.ownOf(cur)[TableNAT]
+		var oldOwn map[string][]string
+		if old != nil {
+			oldOwn = prev.ownOf(old)[TableNAT]
+		}
 		var group []chainText
-		for _, c := range sortedKeys(cur.own[TableNAT]) {
-			if old == nil || !sameRules(old.own[TableNAT], c, cur.own[TableNAT][c]) {
-				group = append(group, chainText{c, cur.own[TableNAT][c]})
+		for _, c := range sortedKeys(curOwn) {
+			if old == nil || !sameRules(oldOwn, c, curOwn[c]) {
+				group = append(group, chainText{c, curOwn[c]})
 			}
 		}
 		if len(group) > 0 {
 			rp.groups = append(rp.groups, group)
 		}
-		if old != nil {
-			for c := range old.own[TableNAT] {
-				if _, ok := cur.own[TableNAT][c]; !ok {
-					drop(TableNAT, c)
-				}
+		for c := range oldOwn {
+			if _, ok := curOwn[c]; !ok {
+				drop(TableNAT, c)
 			}
 		}
 	}
 	if prev != nil {
 		for name, old := range prev.services {
 			if desired.services[name] == nil {
-				for c := range old.own[TableNAT] {
+				for _, c := range old.ownChains(TableNAT) {
 					drop(TableNAT, c)
 				}
 			}

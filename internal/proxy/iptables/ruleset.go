@@ -55,7 +55,14 @@ type svcRules struct {
 	key string // the port's name as a string: the sort key
 	svc *proxy.ServicePort
 	eps []proxy.Endpoint
+	// own is the port's own chains as planned; nil once the plan is
+	// installed (Ruleset.compact): Ruleset.ownOf renders them again from
+	// svc and eps when a sync needs them.
 	own chainSet
+	// natChains are own's chain names (a port's chains are all nat
+	// chains), kept by compact: a full sync's stale check and a deleted
+	// port's chains need the names, not the rules.
+	natChains []string
 	// shared are the rules for shared chains, in planning order.
 	shared []sharedRule
 }
@@ -85,6 +92,7 @@ func (s *svcRules) add(t Table, chain string, words ...string) {
 // and each service port's own chains. It is a value the planner builds
 // and the Proxier diffs; building it does no I/O.
 type Ruleset struct {
+	cfg      *Config // what the port chains are rendered with (ownOf)
 	shared   chainSet
 	services map[proxy.ServicePortName]*svcRules
 	order    []proxy.ServicePortName // sorted by key
@@ -95,6 +103,44 @@ type Ruleset struct {
 	fixed map[string]bool
 }
 
+// ownOf is s's own chains: as planned, or rendered again (the same
+// text: the planner is deterministic, and a plan only reuses a port's
+// rules under the same node and comment setting) once r was compacted.
+func (r *Ruleset) ownOf(s *svcRules) chainSet {
+	if s.own != nil {
+		return s.own
+	}
+	tmp := &svcRules{own: newChainSet()}
+	p := &planner{cfg: r.cfg, r: tmp, node: r.node, comments: r.comments}
+	p.servicePort(s.svc, s.eps)
+	return tmp.own
+}
+
+// compact drops the port chains' rule text, which the Proxier keeps of
+// the installed plan only to compare the ports a later sync changes (and
+// to rewrite everything on a full sync): both render it again (ownOf).
+// At 5,000 Services × 10 endpoints the text is most of the iptables
+// mode's heap. The shared chains stay assembled.
+func (r *Ruleset) compact() {
+	for _, s := range r.services {
+		if s.own != nil {
+			s.natChains = sortedKeys(s.own[TableNAT])
+			s.own = nil
+		}
+	}
+}
+
+// ownChains is s's own chain names in table t.
+func (s *svcRules) ownChains(t Table) []string {
+	if s.own != nil {
+		return sortedKeys(s.own[t])
+	}
+	if t == TableNAT {
+		return s.natChains
+	}
+	return nil
+}
+
 // Chains returns the sorted chain names of a table.
 func (r *Ruleset) Chains(t Table) []string {
 	var out []string
@@ -102,9 +148,7 @@ func (r *Ruleset) Chains(t Table) []string {
 		out = append(out, c)
 	}
 	for _, s := range r.services {
-		for c := range s.own[t] {
-			out = append(out, c)
-		}
+		out = append(out, s.ownChains(t)...)
 	}
 	slices.Sort(out)
 	return out
@@ -116,7 +160,7 @@ func (r *Ruleset) Rules(t Table, chain string) []string {
 		return rules
 	}
 	for _, s := range r.services {
-		if rules, ok := s.own[t][chain]; ok {
+		if rules, ok := r.ownOf(s)[t][chain]; ok {
 			return rules
 		}
 	}

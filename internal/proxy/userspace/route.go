@@ -21,18 +21,21 @@ func (p *Proxier) Route(src, dst netip.Addr, proto proxy.Protocol, port uint16, 
 		if svc.Protocol != proto {
 			continue
 		}
-		kind := ""
+		k := kindNone
 		switch {
 		case port == svc.Port && dst == svc.ClusterIP:
-			kind = kindCluster
+			k = kindCluster
 		case port == svc.Port && slices.Contains(svc.ExternalIPs, dst):
-			kind = kindExternal
+			k = kindExternal
 		case port == svc.Port && slices.Contains(svc.LoadBalancerVIPs, dst):
-			kind = kindLB
+			k = kindLB
 		case port == svc.NodePort && local(dst) && !dst.IsLoopback():
-			kind = kindNodePort
+			k = kindNodePort
 		}
-		if l := st.listeners[kind]; l != nil {
+		if k == kindNone {
+			continue
+		}
+		if l := st.listeners[k]; l != nil {
 			return l.route(src)
 		}
 	}
