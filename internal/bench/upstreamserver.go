@@ -5,11 +5,11 @@ import (
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
+	"debug/buildinfo"
 	"fmt"
 	"net"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"time"
@@ -320,16 +320,32 @@ func freePorts(n int) ([]int, error) {
 	return ports, nil
 }
 
-// versions is each binary's --version, one line each.
+// versions names each binary's main package and the module version it
+// was built from (its Go build information: build-upstream.sh's builds
+// stamp no version of their own, their --version says v0.0.0-master).
 func versions(b upstreamBinaries) string {
 	var out []string
 	for _, bin := range []string{b.apiserver, b.etcd, b.controllerManager} {
-		if bin == "" {
-			continue
+		if bin != "" {
+			out = append(out, fmt.Sprintf("%s: %s", filepath.Base(bin), builtFrom(bin)))
 		}
-		v, _ := exec.Command(bin, "--version").Output()
-		first, _, _ := strings.Cut(strings.TrimSpace(string(v)), "\n")
-		out = append(out, fmt.Sprintf("%s: %s", filepath.Base(bin), first))
 	}
 	return strings.Join(out, "; ")
+}
+
+// builtFrom is "<main package> <module version>, <go version>" from a
+// binary's build information.
+func builtFrom(bin string) string {
+	bi, err := buildinfo.ReadFile(bin)
+	if err != nil {
+		return "no Go build information: " + err.Error()
+	}
+	version := bi.Main.Version
+	best := ""
+	for _, d := range bi.Deps {
+		if (bi.Path == d.Path || strings.HasPrefix(bi.Path, d.Path+"/")) && len(d.Path) > len(best) {
+			best, version = d.Path, d.Version
+		}
+	}
+	return fmt.Sprintf("%s %s, %s", bi.Path, version, bi.GoVersion)
 }
