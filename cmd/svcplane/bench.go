@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/svcplane/svcplane/internal/bench"
 )
@@ -68,7 +69,7 @@ func newBenchServerCommand() *cobra.Command {
 	c := bench.ServerConfig{Runs: 3, Idle: 10 * time.Second, Kubectl: "kubectl"}
 	cmd := &cobra.Command{
 		Use:   "server",
-		Short: "Start `svcplane server` on a fresh embedded etcd; print time to /readyz 200, idle RSS and RSS after a round of kubectl commands",
+		Short: "Start `svcplane server` on a fresh embedded etcd; print time to /readyz 200, idle RSS and RSS after a round of kubectl commands (--against upstream|both: Kubernetes' kube-apiserver + etcd + kube-controller-manager, side by side)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return bench.Server(cmd.OutOrStdout(), cmd.ErrOrStderr(), c)
@@ -77,7 +78,21 @@ func newBenchServerCommand() *cobra.Command {
 	cmd.Flags().IntVar(&c.Runs, "runs", c.Runs, "Number of fresh starts.")
 	cmd.Flags().DurationVar(&c.Idle, "idle", c.Idle, "How long the server idles before RSS is read (at start and after the kubectl round).")
 	cmd.Flags().StringVar(&c.Kubectl, "kubectl", c.Kubectl, "kubectl binary of the round of a dozen typical commands (\"\" skips the round).")
+	addUpstreamFlags(cmd.Flags(), &c.Against, &c.Upstream)
 	return cmd
+}
+
+// addUpstreamFlags registers --against and where the upstream side's
+// binaries are.
+func addUpstreamFlags(f *pflag.FlagSet, against *string, u *bench.UpstreamConfig) {
+	*against = bench.SideSvcplane
+	u.Dir = bench.DefaultUpstreamDir()
+	f.StringVar(against, "against", *against, "Which server to measure: svcplane; upstream (Kubernetes "+bench.UpstreamVersion+"'s kube-apiserver on etcd, with kube-controller-manager running svcplane's controllers when its binary is there); or both, in turn, then printed side by side.")
+	f.StringVar(&u.Dir, "upstream-dir", u.Dir, "Directory of the upstream binaries (kube-apiserver and kube-controller-manager as ../shared/tools/build-upstream.sh writes them; etcd as hack/build-etcd.sh does).")
+	f.StringVar(&u.APIServer, "kube-apiserver", "", "kube-apiserver binary (default <upstream-dir>/kube-apiserver).")
+	f.StringVar(&u.ControllerManager, "kube-controller-manager", "", "kube-controller-manager binary (default <upstream-dir>/kube-controller-manager when it exists; 'none': none, the bench then sets pod CIDRs and default ServiceAccounts itself).")
+	f.StringVar(&u.Etcd, "etcd", "", "etcd binary of the upstream side (default <upstream-dir>/etcd).")
+	f.StringArrayVar(&u.APIServerArgs, "kube-apiserver-arg", nil, "Extra flag of kube-apiserver (repeatable; not split at commas).")
 }
 
 func newBenchServicesCommand() *cobra.Command {
@@ -139,7 +154,7 @@ func newBenchNodesCommand() *cobra.Command {
 	c := bench.NodesConfig{Nodes: 1000, Pods: 30000, Clients: 32, Via: "pods", Hold: 45 * time.Second}
 	cmd := &cobra.Command{
 		Use:   "nodes",
-		Short: "Run N simulated nodes in one `svcplane node` process on a fresh server, create P pods; print time to all Running+Ready, agent and server RSS (per pod), mutating-request p50/p99, /readyz and NotReady nodes",
+		Short: "Run N simulated nodes in one `svcplane node` process on a fresh server, create P pods; print time to all Running+Ready, agent and server RSS (per pod), mutating-request p50/p99, /readyz and NotReady nodes (--against upstream|both: Kubernetes' kube-apiserver + etcd + kube-controller-manager, side by side)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := checkNodeCount(c.Nodes, 1); err != nil {
@@ -159,6 +174,7 @@ func newBenchNodesCommand() *cobra.Command {
 	f.StringArrayVar(&c.ServerArgs, "server-arg", nil, "Extra flag for the server (repeatable; not split at commas).")
 	f.StringArrayVar(&c.AgentArgs, "agent-arg", nil, "Extra flag for `svcplane node` (repeatable), e.g. --agent-arg=--workers=32.")
 	f.BoolVar(&c.KeepLog, "keep-log", false, "Keep the agent's log file (its path is printed).")
+	addUpstreamFlags(f, &c.Against, &c.Upstream)
 	return cmd
 }
 

@@ -1,8 +1,13 @@
 package main
 
 import (
+	"io"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/spf13/cobra"
 
 	"github.com/svcplane/svcplane/internal/bench"
 )
@@ -31,5 +36,42 @@ func TestBenchTrafficChildArgs(t *testing.T) {
 	got := bench.TrafficConfig{Nodes: nodes, ProxyMode: mode, Streams: streams, Rounds: rounds, Duration: d, Latency: lat, KeepLogs: keep}
 	if got != want || !in {
 		t.Errorf("parsed %+v (in-netns %v), want %+v (in-netns true)", got, in, want)
+	}
+}
+
+// TestBenchUpstreamFlags: `bench nodes` and `bench server` take --against
+// and the upstream binaries' flags, refuse an unknown --against, and say
+// how to build kube-apiserver when it is missing, before starting
+// anything.
+func TestBenchUpstreamFlags(t *testing.T) {
+	for _, newCmd := range []func() *cobra.Command{newBenchNodesCommand, newBenchServerCommand} {
+		cmd := newCmd()
+		f := cmd.Flags()
+		if d, _ := f.GetString("upstream-dir"); d != bench.DefaultUpstreamDir() {
+			t.Errorf("%s: --upstream-dir default %q", cmd.Name(), d)
+		}
+		if a, _ := f.GetString("against"); a != "svcplane" {
+			t.Errorf("%s: --against default %q", cmd.Name(), a)
+		}
+		if err := cmd.ParseFlags([]string{"--against", "both", "--kube-controller-manager", "none", "--kube-apiserver-arg=--v=2", "--kube-apiserver-arg=--max-requests-inflight=800,x"}); err != nil {
+			t.Fatal(err)
+		}
+		if args, _ := f.GetStringArray("kube-apiserver-arg"); len(args) != 2 || args[1] != "--max-requests-inflight=800,x" {
+			t.Errorf("%s: --kube-apiserver-arg %v", cmd.Name(), args)
+		}
+
+		empty := t.TempDir()
+		for args, want := range map[string]string{
+			"--against kube": `--against "kube": want svcplane, upstream or both`,
+			"--against upstream --upstream-dir " + empty: "no kube-apiserver at " + filepath.Join(empty, "kube-apiserver"),
+		} {
+			cmd := newCmd()
+			cmd.SetArgs(strings.Fields(args))
+			cmd.SetOut(io.Discard)
+			cmd.SetErr(io.Discard)
+			if err := cmd.Execute(); err == nil || !strings.Contains(err.Error(), want) {
+				t.Errorf("%s %s: %v, want %q", cmd.Name(), args, err, want)
+			}
+		}
 	}
 }

@@ -32,6 +32,22 @@ func startCluster(nodes int, serverArgs, agentArgs []string, keepLog bool) (*clu
 	if err != nil {
 		return nil, err
 	}
+	return startAgentOn(b, nodes, agentArgs, keepLog)
+}
+
+// startUpstreamCluster starts the upstream side (startUpstream) with a
+// cluster CIDR for nodes nodes, then the agent.
+func startUpstreamCluster(bins upstreamBinaries, apiserverArgs []string, nodes int, agentArgs []string, keepLog bool) (*cluster, error) {
+	b, err := startUpstream(bins, clusterCIDRFor(nodes), apiserverArgs)
+	if err != nil {
+		return nil, err
+	}
+	return startAgentOn(b, nodes, agentArgs, keepLog)
+}
+
+// startAgentOn starts the agent on the running server b.
+func startAgentOn(b *server, nodes int, agentArgs []string, keepLog bool) (*cluster, error) {
+	var err error
 	c := &cluster{server: b, keepLog: keepLog}
 	if c.logf, err = os.CreateTemp("", "svcplane-bench-agent-*.log"); err != nil {
 		c.stop()
@@ -93,9 +109,22 @@ func withClusterCIDR(args []string, nodes int) []string {
 			return args
 		}
 	}
-	prefix := 24 - bits.Len(uint(max(nodes, 1)-1))
-	if prefix >= 16 {
+	cidr := clusterCIDRFor(nodes)
+	if cidr == defaultClusterCIDR {
 		return args
 	}
-	return append(slices.Clone(args), fmt.Sprintf("--cluster-cidr=10.128.0.0/%d", max(prefix, 10)))
+	return append(slices.Clone(args), "--cluster-cidr="+cidr)
+}
+
+// defaultClusterCIDR is svcplane's default --cluster-cidr.
+const defaultClusterCIDR = "10.244.0.0/16"
+
+// clusterCIDRFor is the default when it holds nodes /24s, else a
+// 10.128.0.0 prefix that does (see withClusterCIDR).
+func clusterCIDRFor(nodes int) string {
+	prefix := 24 - bits.Len(uint(max(nodes, 1)-1))
+	if prefix >= 16 {
+		return defaultClusterCIDR
+	}
+	return fmt.Sprintf("10.128.0.0/%d", max(prefix, 10))
 }

@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -46,12 +47,21 @@ type NodesConfig struct {
 	// Services: ClusterIP Services created (Clients clients) before the
 	// pods, in default.
 	Services int
+	// Against: svcplane (default), upstream (kube-apiserver, etcd and
+	// kube-controller-manager from Upstream) or both, in turn, printed
+	// side by side.
+	Against  string
+	Upstream UpstreamConfig
 }
 
 // benchRun is what the monitors gather.
 type benchRun struct {
-	mu                      sync.Mutex
-	agentRSS, serverRSS     int64
+	mu       sync.Mutex
+	agentRSS int64
+	// serverRSS is the peak of the server side's total; procPeak the
+	// peak of each of its processes (server.procs order).
+	serverRSS               int64
+	procPeak                []int64
 	readyzOK, readyzFail    int
 	maxNotReady, lastNotRdy int
 }
@@ -59,15 +69,64 @@ type benchRun struct {
 // Nodes runs o.Nodes simulated nodes in one `svcplane node` process on a
 // fresh server, creates o.Pods pods and prints the time until all are
 // Running and Ready, per-pod latency, agent and server RSS, /readyz and
-// NotReady nodes.
+// NotReady nodes; with o.Against upstream or both, the same on
+// kube-apiserver, etcd and kube-controller-manager, then both side by
+// side.
 func Nodes(out, progressOut io.Writer, o NodesConfig) error {
-	// startCluster sizes --cluster-cidr for the nodes.
-	c, err := startCluster(o.Nodes, o.ServerArgs, o.AgentArgs, o.KeepLog)
+	list, err := sides(o.Against)
 	if err != nil {
 		return err
 	}
+	var bins upstreamBinaries
+	if slices.Contains(list, SideUpstream) {
+		if o.Via == "deployments" {
+			return fmt.Errorf("--via deployments needs a scheduler, which the upstream side does not run (kube-scheduler): use --via pods with --against %s", o.Against)
+		}
+		if bins, err = o.Upstream.resolve(); err != nil {
+			return err
+		}
+	}
+	var results []*nodesResult
+	for _, side := range list {
+		if len(list) > 1 {
+			fmt.Fprintf(out, "== %s ==\n", side)
+		}
+		r, err := nodesOnce(out, progressOut, o, side, bins)
+		if err != nil {
+			return fmt.Errorf("%s side: %w", side, err)
+		}
+		results = append(results, r)
+	}
+	if len(results) > 1 || list[0] == SideUpstream {
+		fmt.Fprintf(out, "\n%d nodes, %d pods (--via %s, %d clients), hold %s:\n", o.Nodes, o.Pods, o.Via, o.Clients, o.Hold)
+		nodesTable(results).print(out)
+		for _, r := range results {
+			for _, n := range r.notes {
+				fmt.Fprintf(out, "%s: %s\n", r.side, n)
+			}
+		}
+	}
+	return nil
+}
+
+// nodesOnce is one side's run.
+func nodesOnce(out, progressOut io.Writer, o NodesConfig, side string, bins upstreamBinaries) (*nodesResult, error) {
+	var c *cluster
+	var err error
+	if side == SideUpstream {
+		c, err = startUpstreamCluster(bins, o.Upstream.APIServerArgs, o.Nodes, o.AgentArgs, o.KeepLog)
+	} else {
+		c, err = startCluster(o.Nodes, o.ServerArgs, o.AgentArgs, o.KeepLog)
+	}
+	if err != nil {
+		return nil, err
+	}
 	defer c.stop()
+	res := newNodesResult(side, c.server, o.Pods)
 	fmt.Fprintf(out, "server /readyz 200 after %.2fs\n", c.server.ready.Seconds())
+	if u := c.server.upstream; u != nil {
+		fmt.Fprintln(out, u.versions)
+	}
 	if o.KeepLog {
 		fmt.Fprintf(out, "agent log: %s\n", c.logf.Name())
 	}
@@ -88,30 +147,62 @@ func Nodes(out, progressOut io.Writer, o NodesConfig) error {
 	p.phase("waiting for nodes Ready with pod CIDRs", func() string { return countReady(nodes) })
 	names, err := waitNodesReady(ctx, c.client, nodes, o.Nodes, 5*time.Minute)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	fmt.Fprintf(out, "%d nodes Ready with pod CIDRs %.2fs after the agent started\n", o.Nodes, time.Since(start).Seconds())
+	res.nodesReady = time.Since(start)
+	fmt.Fprintf(out, "%d nodes Ready with pod CIDRs %.2fs after the agent started\n", o.Nodes, res.nodesReady.Seconds())
 	if o.Services > 0 {
 		if err := createServices(out, p, []kubernetes.Interface{c.client}, o.Services, o.Clients, false); err != nil {
-			return err
+			return nil, err
 		}
 	}
-	serverPid := c.server.proc.Process.Pid
-	idle, _ := rssBytes(serverPid)
-	fmt.Fprintf(out, "server RSS before the pods %.0f MB (%s)\n", float64(idle)/(1<<20), rssSplit(serverPid))
+	procs := c.server.procs()
+	res.before = procsRSS(procs)
+	fmt.Fprintf(out, "server RSS before the pods %s\n", describeRSS(procs, res.before))
 	run := &benchRun{}
-	go monitorBench(ctx, run, c.client, nodes, c.agent.Process.Pid, serverPid)
-	if err := podsToReady(ctx, out, p, c.client, &o, names, tracker, run); err != nil {
-		return err
+	go monitorBench(ctx, run, c.client, nodes, c.agent.Process.Pid, procs)
+	if err := podsToReady(ctx, out, p, c, &o, names, tracker, run, res); err != nil {
+		return nil, err
 	}
+	res.now = procsRSS(procs)
 	run.mu.Lock()
-	peak := run.serverRSS
+	res.peak = make([]int64, len(res.now))
+	for i := range res.now {
+		res.peak[i] = res.now[i]
+		if i == 0 {
+			res.peak[i] = max(res.peak[i], run.serverRSS)
+		} else if i-1 < len(run.procPeak) {
+			res.peak[i] = max(res.peak[i], run.procPeak[i-1])
+		}
+	}
+	res.agentPeak = run.agentRSS
 	run.mu.Unlock()
-	now, _ := rssBytes(serverPid)
-	fmt.Fprintf(out, "server (API server, controllers, embedded etcd) RSS now %.0f MB (%s), peak %.0f MB: %.1f KB per pod over the RSS before the pods (now), %.1f KB (peak)\n",
-		float64(now)/(1<<20), rssSplit(serverPid), float64(peak)/(1<<20),
-		float64(now-idle)/1024/float64(o.Pods), float64(peak-idle)/1024/float64(o.Pods))
-	return nil
+	fmt.Fprintf(out, "server (%s) RSS now %s, peak %.0f MB: %.1f KB per pod over the RSS before the pods (now), %.1f KB (peak)\n",
+		res.processes, describeRSS(procs, res.now), mb(res.peak[0]), res.kbPerPod(res.now[0]), res.kbPerPod(res.peak[0]))
+	return res, nil
+}
+
+// procsRSS is the total VmRSS of procs, then each one's.
+func procsRSS(procs []proc) []int64 {
+	out := make([]int64, len(procs)+1)
+	for i, p := range procs {
+		out[i+1], _ = rssBytes(p.pid)
+		out[0] += out[i+1]
+	}
+	return out
+}
+
+// describeRSS renders procsRSS: the one process's RSS with its anon/file
+// split, or the total and each process's.
+func describeRSS(procs []proc, rss []int64) string {
+	if len(procs) == 1 {
+		return fmt.Sprintf("%.0f MB (%s)", mb(rss[0]), rssSplit(procs[0].pid))
+	}
+	parts := make([]string, len(procs))
+	for i, p := range procs {
+		parts[i] = fmt.Sprintf("%s %.0f", p.name, mb(rss[i+1]))
+	}
+	return fmt.Sprintf("%.0f MB (%s MB)", mb(rss[0]), strings.Join(parts, ", "))
 }
 
 // rssSplit is a process's anonymous and file-backed RSS (the binary's own
@@ -124,8 +215,9 @@ func rssSplit(pid int) string {
 
 // podsToReady creates the pods, waits until they are all Running and
 // Ready, prints the figures, then holds for o.Hold.
-func podsToReady(ctx context.Context, out io.Writer, p *progress, client kubernetes.Interface, o *NodesConfig, names []string, tracker *readyTracker, run *benchRun) error {
-	if err := createPodNamespace(ctx, client, "bench-nodes"); err != nil {
+func podsToReady(ctx context.Context, out io.Writer, p *progress, c *cluster, o *NodesConfig, names []string, tracker *readyTracker, run *benchRun, res *nodesResult) error {
+	client := c.client
+	if err := createPodNamespaceWith(ctx, client, "bench-nodes", !c.server.hasControllers()); err != nil {
 		return err
 	}
 	before, err := scrapeMutatingLatency(ctx, client)
@@ -139,6 +231,7 @@ func podsToReady(ctx context.Context, out io.Writer, p *progress, client kuberne
 		return err
 	}
 	created := time.Since(start)
+	res.created = created
 	if o.Via == "deployments" {
 		fmt.Fprintf(out, "100 Deployments of %d replicas created in %.2fs (pods come from the ReplicaSet controller and the scheduler)\n", o.Pods/100, created.Seconds())
 	} else {
@@ -150,16 +243,19 @@ func podsToReady(ctx context.Context, out io.Writer, p *progress, client kuberne
 	}
 	all := time.Since(start)
 	lat := tracker.latencies()
+	res.all, res.p50, res.p99 = all, pct(lat, 50), pct(lat, 99)
 	fmt.Fprintf(out, "all %d pods Running+Ready %.2fs after the first create (%.2fs after the last); per pod create→Ready p50 %.2fs p99 %.2fs max %.2fs\n",
 		o.Pods, all.Seconds(), (all - created).Seconds(), pct(lat, 50), pct(lat, 99), pct(lat, 100))
 	if after, err := scrapeMutatingLatency(ctx, client); err == nil {
 		h := after.since(before)
 		p99, n := h.quantile(0.99)
 		p50, _ := h.quantile(0.5)
+		res.mutating, res.mutP50, res.mutP99 = n, p50, p99
 		fmt.Fprintf(out, "mutating requests during the run (POST/PUT/PATCH/DELETE, apiserver_request_duration_seconds): %.0f, p50 %.0f ms, p99 %.0f ms (upstream SLO: p99 ≤ 1 s)\n",
 			n, 1000*p50, 1000*p99)
 	}
 	report(out, run, "during the run")
+	res.observe(run, false)
 	if o.PerPod {
 		run.mu.Lock()
 		rss := run.agentRSS
@@ -174,6 +270,7 @@ func podsToReady(ctx context.Context, out io.Writer, p *progress, client kuberne
 		p.phase("holding "+o.Hold.String()+" to watch heartbeats", run.counts)
 		time.Sleep(o.Hold)
 		report(out, run, fmt.Sprintf("after holding %s", o.Hold))
+		res.observe(run, true)
 	}
 	return nil
 }
@@ -204,7 +301,7 @@ func report(out io.Writer, run *benchRun, when string) {
 	run.mu.Lock()
 	defer run.mu.Unlock()
 	fmt.Fprintf(out, "%s: agent max RSS %.0f MB, server max RSS %.0f MB, /readyz %d×200 %d×failed, NotReady nodes max %d (now %d)\n",
-		when, float64(run.agentRSS)/(1<<20), float64(run.serverRSS)/(1<<20), run.readyzOK, run.readyzFail, run.maxNotReady, run.lastNotRdy)
+		when, mb(run.agentRSS), mb(run.serverRSS), run.readyzOK, run.readyzFail, run.maxNotReady, run.lastNotRdy)
 }
 
 func pct(sorted []time.Duration, p int) float64 {
@@ -279,10 +376,10 @@ func nodeIsReady(n *corev1.Node) bool {
 }
 
 // monitorBench samples RSS, /readyz and NotReady nodes every second.
-func monitorBench(ctx context.Context, run *benchRun, client kubernetes.Interface, nodes nodeLister, agentPid, serverPid int) {
+func monitorBench(ctx context.Context, run *benchRun, client kubernetes.Interface, nodes nodeLister, agentPid int, procs []proc) {
 	periodic.Run(ctx, clock.RealClock{}, time.Second, nil, "Sampling the bench", func(ctx context.Context) error {
 		a, _ := rssBytes(agentPid)
-		s, _ := rssBytes(serverPid)
+		s := procsRSS(procs)
 		rctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 		err := client.Discovery().RESTClient().Get().AbsPath("/readyz").Do(rctx).Error()
 		cancel()
@@ -294,7 +391,13 @@ func monitorBench(ctx context.Context, run *benchRun, client kubernetes.Interfac
 			}
 		}
 		run.mu.Lock()
-		run.agentRSS, run.serverRSS = max(run.agentRSS, a), max(run.serverRSS, s)
+		run.agentRSS, run.serverRSS = max(run.agentRSS, a), max(run.serverRSS, s[0])
+		if run.procPeak == nil {
+			run.procPeak = make([]int64, len(procs))
+		}
+		for i := range run.procPeak {
+			run.procPeak[i] = max(run.procPeak[i], s[i+1])
+		}
 		if err == nil {
 			run.readyzOK++
 		} else {

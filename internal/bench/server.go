@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -26,35 +27,143 @@ type ServerConfig struct {
 	Idle time.Duration
 	// Kubectl is the kubectl binary of the kubectl round; "" skips it.
 	Kubectl string
+	// Against: svcplane (default), upstream (kube-apiserver, etcd and
+	// kube-controller-manager from Upstream) or both, in turn, printed
+	// side by side.
+	Against  string
+	Upstream UpstreamConfig
 }
 
 // Server starts `svcplane server` on a fresh embedded etcd cfg.Runs
 // times and prints the time to /readyz 200, the RSS after idling, then
-// the RSS after the kubectl round and as long again idle.
+// the RSS after the kubectl round and as long again idle; with
+// cfg.Against upstream or both, the same for kube-apiserver, etcd and
+// kube-controller-manager, then both side by side.
 func Server(out, progress io.Writer, cfg ServerConfig) error {
-	p := startProgress(progress)
-	defer p.stop()
-	for i := 0; i < cfg.Runs; i++ {
-		p.phase(fmt.Sprintf("server run %d of %d", i+1, cfg.Runs), nil)
-		r, err := serverOnce(cfg.Idle, cfg.Kubectl)
-		if err != nil {
+	list, err := sides(cfg.Against)
+	if err != nil {
+		return err
+	}
+	var bins upstreamBinaries
+	if slices.Contains(list, SideUpstream) {
+		if bins, err = cfg.Upstream.resolve(); err != nil {
 			return err
 		}
-		fmt.Fprintf(out, "run %d: readyz 200 after %.3fs; RSS after %s idle: %s", i+1, r.ready.Seconds(), cfg.Idle, r.idle)
-		if r.commands > 0 {
-			fmt.Fprintf(out, "; after %d kubectl commands and %s idle: %s", r.commands, cfg.Idle, r.afterKubectl)
+	}
+	p := startProgress(progress)
+	defer p.stop()
+	t := sideTable{head: []string{""}}
+	var runs [][]serverRun
+	var notes [][]string
+	for _, side := range list {
+		if len(list) > 1 {
+			fmt.Fprintf(out, "== %s ==\n", side)
 		}
-		fmt.Fprintln(out)
+		var rs []serverRun
+		for i := 0; i < cfg.Runs; i++ {
+			p.phase(fmt.Sprintf("%s server run %d of %d", side, i+1, cfg.Runs), nil)
+			r, err := serverOnce(side, bins, cfg.Upstream.APIServerArgs, cfg.Idle, cfg.Kubectl)
+			if err != nil {
+				return fmt.Errorf("%s side: %w", side, err)
+			}
+			fmt.Fprintf(out, "run %d: readyz 200 after %.3fs; RSS after %s idle: %s", i+1, r.ready.Seconds(), cfg.Idle, r.describe(r.idle))
+			if r.commands > 0 {
+				fmt.Fprintf(out, "; after %d kubectl commands and %s idle: %s", r.commands, cfg.Idle, r.describe(r.afterKubectl))
+			}
+			fmt.Fprintln(out)
+			rs = append(rs, r)
+		}
+		t.head = append(t.head, side)
+		runs = append(runs, rs)
+		notes = append(notes, rs[0].notes)
+	}
+	if len(list) > 1 || list[0] == SideUpstream {
+		fmt.Fprintf(out, "\n%d runs each, figures per run:\n", cfg.Runs)
+		serverTable(&t, runs)
+		t.print(out)
+		for i, side := range list {
+			for _, n := range notes[i] {
+				fmt.Fprintf(out, "%s: %s\n", side, n)
+			}
+		}
 	}
 	return nil
 }
 
-// serverRun is one start's figures.
+// serverTable adds the rows of `bench server`'s side-by-side table.
+func serverTable(t *sideTable, runs [][]serverRun) {
+	row := func(label string, f func(r serverRun) string) {
+		cells := []string{label}
+		for _, rs := range runs {
+			var vs []string
+			for _, r := range rs {
+				vs = append(vs, f(r))
+			}
+			cells = append(cells, strings.Join(vs, ", "))
+		}
+		t.add(cells...)
+	}
+	side := []string{"server side"}
+	for _, rs := range runs {
+		side = append(side, rs[0].processes)
+	}
+	t.add(side...)
+	row("/readyz 200 after start (s)", func(r serverRun) string { return fmt.Sprintf("%.2f", r.ready.Seconds()) })
+	row("RSS idle, total (MB)", func(r serverRun) string { return fmt.Sprintf("%.0f", mb(total(r.idle).rss)) })
+	if len(runs[0]) > 0 && runs[0][0].commands > 0 {
+		row("RSS after the kubectl round, total (MB)", func(r serverRun) string { return fmt.Sprintf("%.0f", mb(total(r.afterKubectl).rss)) })
+		row("  of which anonymous (MB)", func(r serverRun) string { return fmt.Sprintf("%.0f", mb(total(r.afterKubectl).anon)) })
+		var names []string
+		for _, rs := range runs {
+			for _, n := range rs[0].names {
+				if !slices.Contains(names, n) {
+					names = append(names, n)
+				}
+			}
+		}
+		for _, n := range names {
+			row("  "+n+" after the round (MB)", func(r serverRun) string {
+				if i := slices.Index(r.names, n); i >= 0 {
+					return fmt.Sprintf("%.0f", mb(r.afterKubectl[i].rss))
+				}
+				return "—"
+			})
+		}
+	}
+}
+
+// serverRun is one start's figures; idle and afterKubectl hold each of
+// the side's processes (names).
 type serverRun struct {
 	ready        time.Duration
-	idle         memory
+	names        []string
+	processes    string
+	notes        []string
+	idle         []memory
 	commands     int
-	afterKubectl memory
+	afterKubectl []memory
+}
+
+// describe renders a memory reading: the one process's, or the total and
+// each process's.
+func (r serverRun) describe(ms []memory) string {
+	if len(ms) == 1 {
+		return ms[0].String()
+	}
+	parts := make([]string, len(ms))
+	for i, m := range ms {
+		parts[i] = fmt.Sprintf("%s %.1f", r.names[i], mb(m.rss))
+	}
+	return fmt.Sprintf("%s [%s MB]", total(ms), strings.Join(parts, ", "))
+}
+
+// total sums the readings.
+func total(ms []memory) memory {
+	var t memory
+	for _, m := range ms {
+		t.rss, t.anon, t.file = t.rss+m.rss, t.anon+m.anon, t.file+m.file
+	}
+	return t
 }
 
 // memory is a process's VmRSS with its anonymous and file-backed parts
@@ -86,8 +195,39 @@ type server struct {
 	dir    string
 	config *rest.Config
 	client kubernetes.Interface
-	// ready is the time from exec to the first 200 from /readyz.
+	// ready is the time from exec to the first 200 from /readyz (the
+	// upstream side: from etcd's exec).
 	ready time.Duration
+	// upstream: the server is kube-apiserver (proc) with etcd and a
+	// controller manager; nil for `svcplane server`.
+	upstream *upstreamProcs
+}
+
+// proc is one process of a server side, by name.
+type proc struct {
+	name string
+	pid  int
+}
+
+// procs are the server side's processes: the svcplane server alone (API
+// server, controllers and embedded etcd in one), or kube-apiserver, etcd
+// and kube-controller-manager.
+func (b *server) procs() []proc {
+	u := b.upstream
+	if u == nil {
+		return []proc{{"svcplane server", b.proc.Process.Pid}}
+	}
+	ps := []proc{{"kube-apiserver", u.apiserver.pid()}, {"etcd", u.etcd.pid()}}
+	if u.controller != nil {
+		ps = append(ps, proc{"kube-controller-manager", u.controller.pid()})
+	}
+	return ps
+}
+
+// hasControllers tells whether the server side runs the controllers
+// (svcplane always; upstream with kube-controller-manager).
+func (b *server) hasControllers() bool {
+	return b.upstream == nil || b.upstream.controller != nil
 }
 
 // startServer starts a server process with extra flags on a new data dir
@@ -156,9 +296,12 @@ func (b *server) waitReady(start time.Time, timeout time.Duration) error {
 	}
 }
 
-// stop ends the server with SIGTERM and removes its data dir.
+// stop ends the server with SIGTERM (the upstream side's processes in
+// turn) and removes its data dir.
 func (b *server) stop() {
-	if b.proc.Process != nil {
+	if b.upstream != nil {
+		b.upstream.stop()
+	} else if b.proc.Process != nil {
 		_ = b.proc.Process.Signal(syscall.SIGTERM)
 		_ = b.proc.Wait()
 	}
@@ -174,23 +317,45 @@ func (b *server) fastClient() (kubernetes.Interface, error) {
 	return kubernetes.NewForConfig(cfg)
 }
 
-// serverOnce measures one start: time to /readyz 200, RSS after idling,
-// then (kubectl not "") RSS after the kubectl round and idling again.
-func serverOnce(idle time.Duration, kubectl string) (serverRun, error) {
-	b, err := startServer()
+// serverOnce measures one start of a side: time to /readyz 200, RSS
+// after idling, then (kubectl not "") RSS after the kubectl round and
+// idling again.
+func serverOnce(side string, bins upstreamBinaries, apiserverArgs []string, idle time.Duration, kubectl string) (serverRun, error) {
+	var b *server
+	var err error
+	if side == SideUpstream {
+		b, err = startUpstream(bins, defaultClusterCIDR, apiserverArgs)
+	} else {
+		b, err = startServer()
+	}
 	if err != nil {
 		return serverRun{}, err
 	}
 	defer b.stop()
-	r := serverRun{ready: b.ready}
+	r := serverRun{ready: b.ready, processes: sideProcesses(b), notes: sideNotes(b)}
+	procs := b.procs()
+	for _, p := range procs {
+		r.names = append(r.names, p.name)
+	}
 	time.Sleep(idle)
-	if r.idle, err = readMemory(b.proc.Process.Pid); err != nil || kubectl == "" {
+	if r.idle, err = readMemories(procs); err != nil || kubectl == "" {
 		return r, err
 	}
 	if r.commands, err = runKubectlRound(kubectl, b); err != nil {
 		return r, err
 	}
 	time.Sleep(idle)
-	r.afterKubectl, err = readMemory(b.proc.Process.Pid)
+	r.afterKubectl, err = readMemories(procs)
 	return r, err
+}
+
+func readMemories(procs []proc) ([]memory, error) {
+	out := make([]memory, len(procs))
+	for i, p := range procs {
+		var err error
+		if out[i], err = readMemory(p.pid); err != nil {
+			return nil, fmt.Errorf("%s: %w", p.name, err)
+		}
+	}
+	return out, nil
 }

@@ -1,0 +1,138 @@
+package bench
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// The servers a bench can measure (--against).
+const (
+	SideSvcplane = "svcplane"
+	SideUpstream = "upstream"
+	againstBoth  = "both"
+)
+
+// UpstreamVersion is the Kubernetes release the upstream side runs (the
+// k8s.io/* version svcplane follows).
+const UpstreamVersion = "v1.36.3"
+
+// sides turns --against into the sides to measure, in order: svcplane,
+// upstream, or both (svcplane first).
+func sides(against string) ([]string, error) {
+	switch against {
+	case "", SideSvcplane:
+		return []string{SideSvcplane}, nil
+	case SideUpstream:
+		return []string{SideUpstream}, nil
+	case againstBoth:
+		return []string{SideSvcplane, SideUpstream}, nil
+	}
+	return nil, fmt.Errorf("--against %q: want svcplane, upstream or both", against)
+}
+
+// UpstreamConfig locates Kubernetes' own binaries for --against upstream
+// or both.
+type UpstreamConfig struct {
+	// Dir holds kube-apiserver and kube-controller-manager as
+	// build-upstream.sh writes them, and etcd as hack/build-etcd.sh does.
+	Dir string
+	// APIServer, ControllerManager and Etcd override Dir/<name>.
+	// ControllerManager "none" runs no controller manager: the bench
+	// then sets each Node's podCIDR and makes the default ServiceAccount
+	// itself.
+	APIServer, ControllerManager, Etcd string
+	// APIServerArgs are extra flags of kube-apiserver.
+	APIServerArgs []string
+}
+
+// DefaultUpstreamDir is where build-upstream.sh writes the binaries:
+// $UPSTREAM_BIN, else $XDG_CACHE_HOME (or ~/.cache)/svcplane-upstream/<version>.
+func DefaultUpstreamDir() string {
+	if d := os.Getenv("UPSTREAM_BIN"); d != "" {
+		return d
+	}
+	cache := os.Getenv("XDG_CACHE_HOME")
+	if cache == "" {
+		home, _ := os.UserHomeDir()
+		cache = filepath.Join(home, ".cache")
+	}
+	return filepath.Join(cache, "svcplane-upstream", UpstreamVersion)
+}
+
+// upstreamBinaries are the resolved paths; controllerManager "" is none.
+type upstreamBinaries struct {
+	apiserver, controllerManager, etcd string
+	// note says why there is no controller manager.
+	note string
+}
+
+// How the binaries are built, for the errors that find one missing.
+const (
+	buildUpstreamHint = "build it with `bash ../shared/tools/build-upstream.sh kube-apiserver kube-controller-manager` (Kubernetes " + UpstreamVersion + " from the Go module cache; it writes " +
+		"$UPSTREAM_BIN or ~/.cache/svcplane-upstream/" + UpstreamVersion + ")"
+	buildEtcdHint = "build it with `bash hack/build-etcd.sh` (the etcd release svcplane embeds, from the Go module cache)"
+)
+
+// resolve finds the binaries: a path given must be an executable file; a
+// missing kube-apiserver or etcd is an error that says how to build it; a
+// missing kube-controller-manager (not given) means none.
+func (u UpstreamConfig) resolve() (upstreamBinaries, error) {
+	dir := u.Dir
+	if dir == "" {
+		dir = DefaultUpstreamDir()
+	}
+	var b upstreamBinaries
+	var err error
+	if b.apiserver, err = findBinary("--kube-apiserver", u.APIServer, dir, "kube-apiserver", buildUpstreamHint); err != nil {
+		return b, err
+	}
+	if b.etcd, err = findBinary("--etcd", u.Etcd, dir, "etcd", buildEtcdHint); err != nil {
+		return b, err
+	}
+	switch u.ControllerManager {
+	case "none":
+		b.note = "--kube-controller-manager none"
+	case "":
+		p := filepath.Join(dir, "kube-controller-manager")
+		if executable(p) == nil {
+			b.controllerManager = p
+		} else {
+			b.note = "no kube-controller-manager at " + p + " (" + strings.Replace(buildUpstreamHint, "build it", "build", 1) + ")"
+		}
+	default:
+		if b.controllerManager, err = findBinary("--kube-controller-manager", u.ControllerManager, dir, "kube-controller-manager", buildUpstreamHint); err != nil {
+			return b, err
+		}
+	}
+	return b, nil
+}
+
+// findBinary is given (which must exist) or dir/name.
+func findBinary(flag, given, dir, name, hint string) (string, error) {
+	if given != "" {
+		if err := executable(given); err != nil {
+			return "", fmt.Errorf("%s %s: %w", flag, given, err)
+		}
+		return given, nil
+	}
+	p := filepath.Join(dir, name)
+	if err := executable(p); err != nil {
+		return "", fmt.Errorf("no %s at %s (%v): %s, or give %s", name, p, err, hint, flag)
+	}
+	return p, nil
+}
+
+func executable(path string) error {
+	st, err := os.Stat(path)
+	switch {
+	case err != nil:
+		return err
+	case st.IsDir():
+		return fmt.Errorf("is a directory")
+	case st.Mode()&0o111 == 0:
+		return fmt.Errorf("not executable")
+	}
+	return nil
+}
