@@ -134,7 +134,8 @@ func newAuthorizers(modes []string, f informers.SharedInformerFactory) (*authori
 
 // newNodeAuthorizer is the Node mode: upstream's Node authorizer
 // (internal/auth/node), its graph fed by f's pods informer, which only the
-// graph and NodeRestriction read (so it keeps pods trimmed).
+// graph, NodeRestriction and the service account token authenticator read
+// (so it keeps of each pod only what they read: node.TrimPod).
 func newNodeAuthorizer(f informers.SharedInformerFactory) (*node.Authorizer, error) {
 	pods := f.Core().V1().Pods()
 	if err := pods.Informer().SetTransform(node.TrimPod); err != nil {

@@ -2,5 +2,7 @@
 // transform that drops metadata.managedFields before an object enters a
 // cache, as kube-controller-manager, kube-scheduler and kube-proxy do for
 // theirs (managedFields are often the largest part of an object and no
-// controller reads them).
+// controller reads them), and the controller manager's transform, which
+// also drops the pod fields none of svcplane's controllers reads
+// (TrimPodForControllers).
 package informerutil

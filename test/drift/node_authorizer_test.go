@@ -54,14 +54,14 @@ func randomNodePod(r *rand.Rand, ns, name string) *corev1.Pod {
 	if r.Intn(4) == 0 {
 		p.Spec.ImagePullSecrets = []corev1.LocalObjectReference{local()}
 	}
-	c := corev1.Container{Name: "c"}
+	c := corev1.Container{Name: "c", Image: "img", Env: []corev1.EnvVar{{Name: "PLAIN", Value: "v"}}}
 	switch r.Intn(5) {
 	case 0:
 		c.EnvFrom = []corev1.EnvFromSource{{SecretRef: &corev1.SecretEnvSource{LocalObjectReference: local()}}}
 	case 1:
 		c.EnvFrom = []corev1.EnvFromSource{{ConfigMapRef: &corev1.ConfigMapEnvSource{LocalObjectReference: local()}}}
 	case 2:
-		c.Env = []corev1.EnvVar{{Name: "X", ValueFrom: &corev1.EnvVarSource{SecretKeyRef: &corev1.SecretKeySelector{LocalObjectReference: local()}}}}
+		c.Env = append(c.Env, corev1.EnvVar{Name: "X", ValueFrom: &corev1.EnvVarSource{SecretKeyRef: &corev1.SecretKeySelector{LocalObjectReference: local()}}})
 	case 3:
 		c.Env = []corev1.EnvVar{{Name: "X", ValueFrom: &corev1.EnvVarSource{ConfigMapKeyRef: &corev1.ConfigMapKeySelector{LocalObjectReference: local()}}}}
 	}
@@ -75,7 +75,7 @@ func randomNodePod(r *rand.Rand, ns, name string) *corev1.Pod {
 	}
 	for i := r.Intn(3); i > 0; i-- {
 		v := corev1.Volume{Name: n()}
-		switch r.Intn(7) {
+		switch r.Intn(9) {
 		case 0:
 			v.Secret = &corev1.SecretVolumeSource{SecretName: n()}
 		case 1:
@@ -91,6 +91,12 @@ func randomNodePod(r *rand.Rand, ns, name string) *corev1.Pod {
 		case 5:
 			ref := local()
 			v.CSI = &corev1.CSIVolumeSource{Driver: "d", NodePublishSecretRef: &ref}
+		case 6:
+			v.EmptyDir = &corev1.EmptyDirVolumeSource{}
+		case 7:
+			v.Projected = &corev1.ProjectedVolumeSource{Sources: []corev1.VolumeProjection{
+				{ServiceAccountToken: &corev1.ServiceAccountTokenProjection{Path: "token"}},
+				{DownwardAPI: &corev1.DownwardAPIProjection{}}}}
 		default:
 			ref := local()
 			v.RBD = &corev1.RBDVolumeSource{SecretRef: &ref}
@@ -188,7 +194,8 @@ func compareNodeAuthorizers(t *testing.T, r *rand.Rand, round string, ours *node
 // re-adds and deletes) to svcplane's graph and upstream's and compares the
 // two authorizers' decisions and reasons on random requests of nodes and
 // others. Upstream gets bootstrappolicy.NodeRules, ours the embedded
-// policy's system:node ClusterRole.
+// policy's system:node ClusterRole; our graph gets the pods as trimmed by
+// node.TrimPod (the server's pods informer transform), upstream's whole.
 func TestNodeAuthorizerMatchesUpstream(t *testing.T) {
 	if got, want := fmt.Sprint(node.StaticRules()), fmt.Sprint(upstreambootstrap.NodeRules()); got != want {
 		t.Fatalf("system:node rules differ:\n ours     %s\n upstream %s", got, want)
@@ -204,7 +211,13 @@ func TestNodeAuthorizerMatchesUpstream(t *testing.T) {
 				ourGraph.DeletePod(ns, name)
 				theirGraph.DeletePod(name, ns)
 			} else if p := randomNodePod(r, ns, name); p.Spec.NodeName != "" {
-				ourGraph.AddPod(p)
+				// Ours is fed as the server feeds it: through the pods
+				// informer's transform.
+				trimmed, err := node.TrimPod(p.DeepCopy())
+				if err != nil {
+					t.Fatal(err)
+				}
+				ourGraph.AddPod(trimmed.(*corev1.Pod))
 				theirGraph.AddPod(p)
 			}
 			if step%10 == 9 {

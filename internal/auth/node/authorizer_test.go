@@ -2,7 +2,6 @@ package node
 
 import (
 	"context"
-	"fmt"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -163,9 +162,10 @@ func TestRulesFor(t *testing.T) {
 	}
 }
 
-func TestPodRefs(t *testing.T) {
+// everyRefPod refers to objects by every way a pod can.
+func everyRefPod() *corev1.Pod {
 	claim, tmpl := "claim", "tmpl"
-	pod := &corev1.Pod{
+	return &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "p"},
 		Spec: corev1.PodSpec{
 			ImagePullSecrets: []corev1.LocalObjectReference{{Name: "pull"}, {Name: ""}},
@@ -186,6 +186,10 @@ func TestPodRefs(t *testing.T) {
 		},
 		Status: corev1.PodStatus{ResourceClaimStatuses: []corev1.PodResourceClaimStatus{{Name: "b", ResourceClaimName: &tmpl}, {Name: "c"}}},
 	}
+}
+
+func TestPodRefs(t *testing.T) {
+	pod := everyRefPod()
 	want := []ref{
 		{kindSecret, "ns", "pull"}, {kindSecret, "ns", "init-env"}, {kindSecret, "ns", "eph"}, {kindSecret, "ns", "proj-s"}, {kindSecret, "ns", "csi-s"},
 		{kindConfigMap, "ns", "init-cm"}, {kindConfigMap, "ns", "kube-root-ca.crt"},
@@ -224,25 +228,5 @@ func BenchmarkAuthorize(b *testing.B) {
 		if d, _, _ := a.Authorize(context.Background(), events); d != authorizer.DecisionAllow {
 			b.Fatal("denied")
 		}
-	}
-}
-
-func TestTrimPodKeepsReferences(t *testing.T) {
-	p := secretPod("ns", "p", "n1", "s")
-	claim := "c"
-	p.ManagedFields = []metav1.ManagedFieldsEntry{{Manager: "m"}}
-	p.Status = corev1.PodStatus{Phase: corev1.PodRunning, PodIP: "10.0.0.1",
-		ResourceClaimStatuses: []corev1.PodResourceClaimStatus{{Name: "x", ResourceClaimName: &claim}}}
-	want := podRefs(p)
-	obj, err := TrimPod(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := obj.(*corev1.Pod)
-	if got.ManagedFields != nil || got.Status.PodIP != "" || len(got.Status.ResourceClaimStatuses) != 1 || got.Spec.NodeName != "n1" {
-		t.Errorf("trimmed to %+v", got)
-	}
-	if fmt.Sprint(podRefs(got)) != fmt.Sprint(want) {
-		t.Errorf("references %v, want %v", podRefs(got), want)
 	}
 }

@@ -69,18 +69,24 @@ func deletePod(g *Graph, obj any) {
 	g.DeletePod(pod.Namespace, pod.Name)
 }
 
-// TrimPod is a pods informer transform that drops what neither the graph
-// nor NodeRestriction reads (managed fields, the status but for its
-// resource claim statuses), so the server's pod cache stays small.
+// TrimPod is the transform of the server's own pods informer, which only
+// the graph, NodeRestriction and the service account token authenticator
+// read: it keeps a pod's identity (namespace, name, UID, resourceVersion,
+// deletionTimestamp, the mirror pod annotation), spec.nodeName, and of the
+// rest only what names another object (podRefs) or decides whether an
+// update re-adds the pod (referencesMayDiffer): the ServiceAccount, image
+// pull secrets, resource claims and their statuses, the containers' env
+// and envFrom entries that name a Secret or ConfigMap (every ephemeral
+// container stays, their count matters), and the volumes that name one,
+// with only those names. The graph draws the same edges from the trimmed
+// pod as from the whole one (tested here and against upstream's graph in
+// test/drift); at 30,000 pods the cache keeps ~0.3 KB of spec a pod
+// instead of the several KB of containers, volumes, tolerations, labels
+// and status it would hold.
 func TrimPod(obj any) (any, error) {
 	pod, ok := obj.(*corev1.Pod)
 	if !ok {
 		return obj, nil
 	}
-	pod.ManagedFields = nil
-	pod.Status = corev1.PodStatus{
-		ResourceClaimStatuses:       pod.Status.ResourceClaimStatuses,
-		ExtendedResourceClaimStatus: pod.Status.ExtendedResourceClaimStatus,
-	}
-	return pod, nil
+	return trimPod(pod), nil
 }

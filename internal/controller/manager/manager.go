@@ -313,9 +313,10 @@ func runLeading(ctx context.Context, lock resourcelock.Interface, identity strin
 				if deps.creds != nil {
 					ensureServiceAccounts(ctx, deps.root.Client, controllers)
 				}
-				// As kube-controller-manager: no controller reads managedFields.
+				// As kube-controller-manager: no controller reads managedFields;
+				// nor pods' volumes and containers' details (ForControllers).
 				deps.root.Informers = informers.NewSharedInformerFactoryWithOptions(deps.root.Client, 10*time.Minute,
-					informers.WithTransform(informerutil.DropManagedFields))
+					informers.WithTransform(informerutil.ForControllers))
 				for _, c := range controllers {
 					c.Start(ctx, deps.get(c))
 				}
