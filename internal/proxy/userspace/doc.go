@@ -1,7 +1,8 @@
 // Package userspace is the proxy mode that needs no kernel load balancer:
 // per Service port and kind of destination (ClusterIP, external and
-// load-balancer IPs, NodePort) a Go listener accepts TCP connections and
-// UDP datagrams and relays them to an endpoint chosen by an IPVS-style
+// load-balancer IPs, NodePort) a listener accepts TCP connections (all
+// TCP listeners of the process from one epoll loop, acceptor.go, not a
+// goroutine each) and UDP datagrams and relays them to an endpoint chosen by an IPVS-style
 // scheduler (internal/proxy/scheduler), with ClientIP affinity and, unlike
 // the kernel modes, a retry on another endpoint when a connect fails.
 // Service IPs reach the listeners through a minimal nftables table of

@@ -20,7 +20,8 @@ type listener struct {
 	bal         *balancer
 	dialTimeout time.Duration
 	udpIdle     time.Duration
-	tcp         *net.TCPListener
+	tcp         *tcpSocket // accepted by the process's acceptor
+	acceptor    *acceptor
 	udp         *net.UDPConn
 	wg          sync.WaitGroup
 	mu          sync.Mutex
@@ -32,9 +33,10 @@ type listener struct {
 func listen(name string, proto proxy.Protocol, addr netip.AddrPort, bal *balancer, cfg *Config) (*listener, error) {
 	l := &listener{name: name, bal: bal, dialTimeout: cfg.DialTimeout, udpIdle: cfg.UDPIdleTimeout,
 		sessions: map[netip.AddrPort]*udpSession{}}
-	// "tcp4"/"tcp6": a socket of addr's family only (an unspecified IPv4
-	// address on "tcp" would be a dual-stack IPv6 socket; an IPv6 one is
-	// IPV6_V6ONLY), so each family's proxier can bind the same port.
+	// Sockets of addr's family only ("udp4"/"udp6"; the acceptor's TCP
+	// sockets likewise: an unspecified IPv4 address on "udp" would be a
+	// dual-stack IPv6 socket; an IPv6 one is IPV6_V6ONLY), so each
+	// family's proxier can bind the same port.
 	v := "4"
 	if !addr.Addr().Is4() {
 		v = "6"
@@ -42,10 +44,8 @@ func listen(name string, proto proxy.Protocol, addr netip.AddrPort, bal *balance
 	var err error
 	switch proto {
 	case proxy.TCP:
-		l.tcp, err = net.ListenTCP("tcp"+v, net.TCPAddrFromAddrPort(addr))
-		if err == nil {
-			l.wg.Add(1)
-			go l.serveTCP()
+		if l.acceptor, err = theAcceptor(); err == nil {
+			l.tcp, err = l.acceptor.listenTCP(addr, l.handleTCP)
 		}
 	case proxy.UDP:
 		l.udp, err = net.ListenUDP("udp"+v, net.UDPAddrFromAddrPort(addr))
@@ -62,7 +62,7 @@ func listen(name string, proto proxy.Protocol, addr netip.AddrPort, bal *balance
 // port is the bound port.
 func (l *listener) port() uint16 {
 	if l.tcp != nil {
-		return l.tcp.Addr().(*net.TCPAddr).AddrPort().Port()
+		return l.tcp.port
 	}
 	return l.udp.LocalAddr().(*net.UDPAddr).AddrPort().Port()
 }
@@ -70,7 +70,7 @@ func (l *listener) port() uint16 {
 // close stops accepting; established TCP connections keep running.
 func (l *listener) close() {
 	if l.tcp != nil {
-		l.tcp.Close()
+		l.acceptor.remove(l.tcp)
 	}
 	if l.udp != nil {
 		l.udp.Close()
@@ -81,17 +81,6 @@ func (l *listener) close() {
 		l.mu.Unlock()
 	}
 	l.wg.Wait()
-}
-
-func (l *listener) serveTCP() {
-	defer l.wg.Done()
-	for {
-		c, err := l.tcp.AcceptTCP()
-		if err != nil {
-			return
-		}
-		go l.handleTCP(c)
-	}
 }
 
 // refuse closes a connection with a reset, as a REJECT would.
