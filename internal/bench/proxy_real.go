@@ -48,9 +48,14 @@ type realFigures struct {
 
 // medianSync is the middle repetition's summed sync duration.
 func medianSync(costs []syncCost) time.Duration {
+	return medianOf(costs, func(c syncCost) time.Duration { return c.d })
+}
+
+// medianOf is the middle repetition's figure.
+func medianOf(costs []syncCost, figure func(syncCost) time.Duration) time.Duration {
 	ds := make([]time.Duration, len(costs))
 	for i, c := range costs {
-		ds[i] = c.d
+		ds[i] = figure(c)
 	}
 	slices.Sort(ds)
 	if len(ds) == 0 {
@@ -72,15 +77,7 @@ func costList(costs []syncCost) string {
 // medianSinceWrite is the middle repetition's time from the API write to
 // the end of its last sync.
 func medianSinceWrite(costs []syncCost) time.Duration {
-	ds := make([]time.Duration, len(costs))
-	for i, c := range costs {
-		ds[i] = c.sinceWrite
-	}
-	slices.Sort(ds)
-	if len(ds) == 0 {
-		return 0
-	}
-	return ds[len(ds)/2]
+	return medianOf(costs, func(c syncCost) time.Duration { return c.sinceWrite })
 }
 
 // realProxyBench runs the real-process bench for each of cfg.Mode's

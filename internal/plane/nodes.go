@@ -157,14 +157,16 @@ func (o *NodeOptions) AgentConfig(cfg *rest.Config, names []string) (agent.Confi
 }
 
 // heartbeatWorkers is how many heartbeats of n nodes the agent sends at
-// once. Each kubelet renews its own Lease, so upstream's concurrency is
-// one per node; here a worker renews a Lease every renew interval (10 s)
-// divided by how many nodes it serves, so with n/10 workers a renewal may
-// take up to a second under load and still keep the interval. 32 workers
-// were too few at 5,000 nodes: at the 200 ms p50 of a loaded server they
-// renewed 160 Leases/s of the 500/s needed and nodes went NotReady.
+// once: n/50, 4…100. Each kubelet renews its own Lease every 10 s; here a
+// worker renews one after another, so at 5,000 nodes the 32 workers
+// this was capped at before renewed too few Leases once requests took
+// hundreds of milliseconds, and nodes went NotReady. More is not better:
+// without priority and fairness the server's in-flight limit (200
+// mutating) is shared, and 500 workers took it over with Leases (33,642
+// 429s in 6 min) and left the pods' status writes behind. 100 keep a
+// renewal within the 50 s grace period up to 2.5 s a request.
 func heartbeatWorkers(n int) int {
-	return max(4, min(1000, n/10))
+	return max(4, min(100, n/50))
 }
 
 // clients returns the pod client (protobuf, --kube-api-qps/burst) and the
