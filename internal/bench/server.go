@@ -249,7 +249,7 @@ func startServer(extra ...string) (*server, error) {
 		b.stop()
 		return nil, err
 	}
-	if err := b.waitReady(start, 60*time.Second); err != nil {
+	if err := b.waitReady(start, 60*time.Second, "svcplane server", nil); err != nil {
 		b.stop()
 		return nil, err
 	}
@@ -281,16 +281,22 @@ func (b *server) startAndConnect() error {
 }
 
 // waitReady polls /readyz until it answers 200 and records the time since
-// start.
-func (b *server) waitReady(start time.Time, timeout time.Duration) error {
+// start. exited, when not nil, fails the wait at once (a process of the
+// server side has ended); what names the server in the timeout error.
+func (b *server) waitReady(start time.Time, timeout time.Duration, what string, exited func() error) error {
 	for deadline := start.Add(timeout); ; {
 		_, err := b.client.Discovery().RESTClient().Get().AbsPath("/readyz").DoRaw(context.Background())
 		if err == nil {
 			b.ready = time.Since(start)
 			return nil
 		}
+		if exited != nil {
+			if e := exited(); e != nil {
+				return e
+			}
+		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("not ready after %s: %v", timeout, err)
+			return fmt.Errorf("%s not ready after %s: %v", what, timeout, err)
 		}
 		time.Sleep(5 * time.Millisecond)
 	}

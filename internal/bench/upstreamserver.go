@@ -104,7 +104,7 @@ func (b *server) startUpstream(clusterCIDR string, extra []string) error {
 	if b.client, err = kubernetes.NewForConfig(b.config); err != nil {
 		return err
 	}
-	if err := b.waitUpstreamReady(start, 3*time.Minute); err != nil {
+	if err := b.waitReady(start, 3*time.Minute, "kube-apiserver (log: "+b.upstream.apiserver.log+")", b.upstreamExited); err != nil {
 		return err
 	}
 	if err := bindNodeSimulators(b.client); err != nil {
@@ -121,25 +121,15 @@ func (b *server) startUpstream(clusterCIDR string, extra []string) error {
 	return err
 }
 
-// waitUpstreamReady polls /readyz as waitReady does, and fails at once
-// when etcd or kube-apiserver has exited.
-func (b *server) waitUpstreamReady(start time.Time, timeout time.Duration) error {
-	for deadline := start.Add(timeout); ; {
-		_, err := b.client.Discovery().RESTClient().Get().AbsPath("/readyz").DoRaw(context.Background())
-		if err == nil {
-			b.ready = time.Since(start)
-			return nil
+// upstreamExited is the error of etcd or kube-apiserver when either has
+// exited, so that waiting for /readyz fails at once.
+func (b *server) upstreamExited() error {
+	for _, c := range []*child{b.upstream.etcd, b.upstream.apiserver} {
+		if e := c.exitErr(); e != nil {
+			return e
 		}
-		for _, c := range []*child{b.upstream.etcd, b.upstream.apiserver} {
-			if e := c.exitErr(); e != nil {
-				return e
-			}
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("kube-apiserver not ready after %s: %v (log: %s)", timeout, err, b.upstream.apiserver.log)
-		}
-		time.Sleep(20 * time.Millisecond)
 	}
+	return nil
 }
 
 func (b *server) startPodCIDRAssigner(clusterCIDR string) error {
