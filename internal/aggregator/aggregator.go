@@ -7,6 +7,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	genericregistry "k8s.io/apiserver/pkg/registry/generic"
 	genericapiserver "k8s.io/apiserver/pkg/server"
 	genericoptions "k8s.io/apiserver/pkg/server/options"
 	"k8s.io/client-go/informers"
@@ -33,6 +34,9 @@ type Config struct {
 	Informers informers.SharedInformerFactory
 	// Etcd are the core's etcd options; APIServices get their own codec.
 	Etcd genericoptions.EtcdOptions
+	// WrapStorage, when set, replaces the APIServices' storage getter
+	// by its result (the core's storage backend).
+	WrapStorage func(genericregistry.RESTOptionsGetter) genericregistry.RESTOptionsGetter
 	// ProxyClientCertFile/KeyFile: the front-proxy client certificate the
 	// aggregator presents to the servers behind remote APIServices.
 	ProxyClientCertFile, ProxyClientKeyFile string
@@ -59,6 +63,9 @@ func New(c Config, delegate genericapiserver.DelegationTarget) (*aggregatorapise
 		schema.GroupKind{Group: apiregistrationv1beta1.GroupName})
 	generic.RESTOptionsGetter = etcd.CreateRESTOptionsGetter(
 		&genericoptions.SimpleStorageFactory{StorageConfig: etcd.StorageConfig}, generic.ResourceTransformers)
+	if c.WrapStorage != nil {
+		generic.RESTOptionsGetter = c.WrapStorage(generic.RESTOptionsGetter)
+	}
 	generic.MergedResourceConfig = aggregatorapiserver.DefaultAPIResourceConfigSource()
 	ownOpenAPI(&generic)
 

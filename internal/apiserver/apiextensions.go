@@ -8,6 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	genericapifilters "k8s.io/apiserver/pkg/endpoints/filters"
+	"k8s.io/apiserver/pkg/registry/generic"
 	genericapiserver "k8s.io/apiserver/pkg/server"
 	genericoptions "k8s.io/apiserver/pkg/server/options"
 	"k8s.io/apiserver/pkg/util/notfoundhandler"
@@ -33,9 +34,11 @@ import (
 // the CustomResourceDefinitions' (the core's storages are built by the
 // caller from its own getter).
 //
+// wrap gives every getter the server's storage backend (Server.wrapStorage).
+//
 // Conversion webhooks named by Service are resolved by resolver, the one
 // the admission webhooks use (as kube-apiserver shares its resolver).
-func newAPIExtensions(config *genericapiserver.RecommendedConfig, etcdOpts *genericoptions.EtcdOptions, masterCount int, resolver webhook.ServiceResolver) (*apiextensionsapiserver.CustomResourceDefinitions, error) {
+func newAPIExtensions(config *genericapiserver.RecommendedConfig, etcdOpts *genericoptions.EtcdOptions, masterCount int, resolver webhook.ServiceResolver, wrap func(generic.RESTOptionsGetter) generic.RESTOptionsGetter) (*apiextensionsapiserver.CustomResourceDefinitions, error) {
 	crdEtcd := *etcdOpts
 	crdEtcd.StorageConfig.Codec = apiextensionsapiserver.Codecs.LegacyCodec(apiextensionsv1beta1.SchemeGroupVersion, apiextensionsv1.SchemeGroupVersion)
 	// kube-apiserver keeps CRDs in their more compact v1beta1 form
@@ -43,14 +46,14 @@ func newAPIExtensions(config *genericapiserver.RecommendedConfig, etcdOpts *gene
 	// reads the other's etcd.
 	crdEtcd.StorageConfig.EncodeVersioner = runtime.NewMultiGroupVersioner(apiextensionsv1beta1.SchemeGroupVersion,
 		schema.GroupKind{Group: apiextensionsv1beta1.GroupName})
-	config.RESTOptionsGetter = crdEtcd.CreateRESTOptionsGetter(
-		&genericoptions.SimpleStorageFactory{StorageConfig: crdEtcd.StorageConfig}, config.ResourceTransformers)
+	config.RESTOptionsGetter = wrap(crdEtcd.CreateRESTOptionsGetter(
+		&genericoptions.SimpleStorageFactory{StorageConfig: crdEtcd.StorageConfig}, config.ResourceTransformers))
 	config.MergedResourceConfig = apiextensionsapiserver.DefaultAPIResourceConfigSource()
 
 	c := &apiextensionsapiserver.Config{
 		GenericConfig: config,
 		ExtraConfig: apiextensionsapiserver.ExtraConfig{
-			CRDRESTOptionsGetter: apiextensionsoptions.NewCRDRESTOptionsGetter(*etcdOpts, config.ResourceTransformers, config.StorageObjectCountTracker),
+			CRDRESTOptionsGetter: wrap(apiextensionsoptions.NewCRDRESTOptionsGetter(*etcdOpts, config.ResourceTransformers, config.StorageObjectCountTracker)),
 			MasterCount:          masterCount,
 			ServiceResolver:      resolver,
 			AuthResolverWrapper: webhook.NewDefaultAuthenticationInfoResolverWrapper(nil, nil,

@@ -7,6 +7,9 @@ import (
 
 	"k8s.io/apimachinery/pkg/util/wait"
 	genericapiserver "k8s.io/apiserver/pkg/server"
+	"k8s.io/klog/v2"
+
+	"github.com/svcplane/svcplane/internal/exemem"
 	"k8s.io/client-go/kubernetes"
 )
 
@@ -32,6 +35,12 @@ func addStartupMemoryRelease(g *genericapiserver.GenericAPIServer, client kubern
 			case <-time.After(3 * time.Second):
 			}
 			debug.FreeOSMemory()
+			// The start ran code a serving server does not run again
+			// (the OpenAPI builders, the route installers, the policy
+			// reconciler, every package's init): unmap the executable's
+			// pages; what requests use faults back in (exemem).
+			released, err := exemem.ReleaseMapped()
+			klog.V(1).InfoS("Released the executable's mapped pages after the start", "bytes", released, "err", err)
 		}()
 		return nil
 	})

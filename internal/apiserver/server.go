@@ -19,6 +19,7 @@ import (
 	utilnet "k8s.io/apimachinery/pkg/util/net"
 	"k8s.io/apiserver/pkg/endpoints/discovery/aggregated"
 	openapinamer "k8s.io/apiserver/pkg/endpoints/openapi"
+	genericregistry "k8s.io/apiserver/pkg/registry/generic"
 	"k8s.io/apiserver/pkg/registry/rest"
 	genericapiserver "k8s.io/apiserver/pkg/server"
 	"k8s.io/apiserver/pkg/server/dynamiccertificates"
@@ -37,6 +38,7 @@ import (
 	"k8s.io/utils/clock"
 
 	"github.com/svcplane/svcplane/internal/aggregator"
+	"github.com/svcplane/svcplane/internal/apiserver/localetcd"
 	"github.com/svcplane/svcplane/internal/apiserver/openapi"
 	"github.com/svcplane/svcplane/internal/auth/bootstrappolicy"
 	"github.com/svcplane/svcplane/internal/datadir"
@@ -89,6 +91,9 @@ type Server struct {
 	// aggregator presents to remote APIServices.
 	proxyClientCert, proxyClientKey string
 	lock                            *datadir.Lock
+	// local serves the embedded member's storage in-process (nil with
+	// --etcd-servers).
+	local *localetcd.Backend
 }
 
 // New prepares a server: it starts the embedded etcd when no
@@ -150,9 +155,14 @@ func (s *Server) build(o *Options, endpoints []string) error {
 	if err != nil {
 		return err
 	}
+	// The embedded member is served in-process (localetcd): every
+	// getter's storage goes through s.wrapStorage.
+	if s.etcd != nil {
+		s.local = localetcd.New(s.etcd.Server())
+	}
 	// The core's storages come from coreREST; config.RESTOptionsGetter
 	// becomes the CustomResourceDefinitions' (newAPIExtensions).
-	coreREST := config.RESTOptionsGetter
+	coreREST := s.wrapStorage(config.RESTOptionsGetter)
 	if err := o.StorageSecurity.Audit.ApplyTo(&config.Config); err != nil {
 		return fmt.Errorf("audit: %w", err)
 	}
@@ -195,7 +205,7 @@ func (s *Server) build(o *Options, endpoints []string) error {
 	config.AggregatedDiscoveryGroupManager = aggregated.NewResourceManager("apis")
 	// The aggregator's copy, taken before the core completes its own.
 	aggregatorGeneric := config.Config
-	crds, err := newAPIExtensions(config, etcdOpts, o.APIServerCount, conversionResolver)
+	crds, err := newAPIExtensions(config, etcdOpts, o.APIServerCount, conversionResolver, s.wrapStorage)
 	if err != nil {
 		return err
 	}
@@ -249,8 +259,8 @@ func (s *Server) build(o *Options, endpoints []string) error {
 	if s.aggregator, err = aggregator.New(aggregator.Config{
 		Generic: aggregatorGeneric, Informers: config.SharedInformerFactory, Etcd: *etcdOpts,
 		ProxyClientCertFile: s.proxyClientCert, ProxyClientKeyFile: s.proxyClientKey,
-		ServiceResolver: conversionResolver,
-		CRDs:            crds.Informers.Apiextensions().V1().CustomResourceDefinitions(),
+		ServiceResolver: conversionResolver, WrapStorage: s.wrapStorage,
+		CRDs: crds.Informers.Apiextensions().V1().CustomResourceDefinitions(),
 	}, generic); err != nil {
 		return fmt.Errorf("aggregator: %w", err)
 	}
@@ -458,6 +468,15 @@ func (s *Server) Close() {
 	s.closeEtcd()
 }
 
+// wrapStorage is getter with the embedded member's in-process storage
+// (localetcd), or getter itself with --etcd-servers.
+func (s *Server) wrapStorage(getter genericregistry.RESTOptionsGetter) genericregistry.RESTOptionsGetter {
+	if s.local == nil {
+		return getter
+	}
+	return s.local.Wrap(getter)
+}
+
 // AddPostStartHook registers a hook that runs once the server serves.
 func (s *Server) AddPostStartHook(name string, hook genericapiserver.PostStartHookFunc) error {
 	return s.generic.AddPostStartHook(name, hook)
@@ -473,6 +492,10 @@ func (s *Server) CA() *pki.CA { return s.ca }
 
 // closeEtcd stops the embedded member and releases the data directory.
 func (s *Server) closeEtcd() {
+	if s.local != nil {
+		s.local.Close()
+		s.local = nil
+	}
 	if s.etcd != nil {
 		grpcStopping.Store(true)
 		s.etcd.Close()

@@ -16,6 +16,8 @@ import (
 	"k8s.io/apiserver/pkg/registry/generic"
 	"k8s.io/apiserver/pkg/registry/rest"
 	"k8s.io/apiserver/pkg/storage"
+	"k8s.io/apiserver/pkg/storage/storagebackend"
+	"k8s.io/apiserver/pkg/storage/storagebackend/factory"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
@@ -181,6 +183,12 @@ func rangeStorage(optsGetter generic.RESTOptionsGetter) (storage.Interface, erro
 	return rawStorage(optsGetter, "serviceipallocations", rangesResourcePrefix, func() runtime.Object { return &corev1.RangeAllocation{} })
 }
 
+// rawStorageGetter is a getter that makes its own raw storage
+// (localetcd's).
+type rawStorageGetter interface {
+	RawStorage(c *storagebackend.ConfigForResource, newFunc, newListFunc func() runtime.Object, resourcePrefix string) (storage.Interface, factory.DestroyFunc, error)
+}
+
 // rawStorage is etcd storage (protobuf, core/v1 encoding) for keys below
 // prefix that no REST resource serves.
 func rawStorage(optsGetter generic.RESTOptionsGetter, resource, prefix string, newFunc func() runtime.Object) (storage.Interface, error) {
@@ -188,7 +196,11 @@ func rawStorage(optsGetter generic.RESTOptionsGetter, resource, prefix string, n
 	if err != nil {
 		return nil, err
 	}
-	s, _, err := generic.NewRawStorage(opts.StorageConfig, newFunc, nil, prefix)
+	newRaw := generic.NewRawStorage
+	if r, ok := optsGetter.(rawStorageGetter); ok {
+		newRaw = r.RawStorage
+	}
+	s, _, err := newRaw(opts.StorageConfig, newFunc, nil, prefix)
 	if err != nil {
 		return nil, fmt.Errorf("%s storage: %w", resource, err)
 	}

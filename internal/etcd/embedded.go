@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"go.etcd.io/etcd/server/v3/embed"
+	"go.etcd.io/etcd/server/v3/etcdserver"
 )
 
 // Embedded is a running single-member etcd.
@@ -113,6 +114,9 @@ func Start(ctx context.Context, dir string) (*Embedded, error) {
 	}
 	return &Embedded{etcd: e, Endpoints: []string{"unix://" + client}}, nil
 }
+
+// Server is the running member (for in-process clients).
+func (e *Embedded) Server() *etcdserver.EtcdServer { return e.etcd.Server }
 
 // Close stops the member, flushing its data.
 func (e *Embedded) Close() {
