@@ -10,6 +10,7 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/svcplane/svcplane/internal/exemem"
+	"github.com/svcplane/svcplane/internal/idlemem"
 	"k8s.io/client-go/kubernetes"
 )
 
@@ -17,7 +18,8 @@ import (
 // the server is ready: building the OpenAPI documents and the route
 // table, the bootstrap policy's writes and the informers' first lists
 // leave tens of MB the Go runtime would otherwise keep for minutes. It
-// runs once; it changes no answer.
+// runs once, then hands each later burst's garbage back when the server
+// is quiet (idlemem); it changes no answer.
 func addStartupMemoryRelease(g *genericapiserver.GenericAPIServer, client kubernetes.Interface) {
 	g.AddPostStartHookOrDie("release-start-up-memory", func(hc genericapiserver.PostStartHookContext) error {
 		go func() {
@@ -41,6 +43,9 @@ func addStartupMemoryRelease(g *genericapiserver.GenericAPIServer, client kubern
 			// pages; what requests use faults back in (exemem).
 			released, err := exemem.ReleaseMapped()
 			klog.V(1).InfoS("Released the executable's mapped pages after the start", "bytes", released, "err", err)
+			// From here on, the garbage of each burst of work goes back
+			// once the server is quiet again (idlemem).
+			idlemem.New().Run(hc)
 		}()
 		return nil
 	})
