@@ -16,6 +16,7 @@ import (
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
 	apiregistrationv1 "k8s.io/kube-aggregator/pkg/apis/apiregistration/v1"
@@ -174,7 +175,18 @@ func TestAggregatorRemoteAPIService(t *testing.T) {
 	// Through the aggregator to the wardle server, as the admin.
 	dyn := get(dynamic.NewForConfig(server.Config))(t)
 	flunders := schema.GroupVersionResource{Group: "wardle.example.com", Version: "v1alpha1", Resource: "flunders"}
-	list := get(dyn.Resource(flunders).Namespace(ns).List(ctx, metav1.ListOptions{}))(t)
+	// Available=True is written by one controller; the proxy learns it
+	// from its own informer a moment later and answers 503 until then
+	// (upstream's e2e of the sample API server polls the same way).
+	var list *unstructured.UnstructuredList
+	testutil.EventuallyErr(t, 30*time.Second, "flunders through the aggregator", func() error {
+		var err error
+		list, err = dyn.Resource(flunders).Namespace(ns).List(ctx, metav1.ListOptions{})
+		if err != nil && !apierrors.IsServiceUnavailable(err) {
+			t.Fatal(err)
+		}
+		return err
+	})
 	if len(list.Items) != 1 || list.Items[0].GetName() != "for-kubernetes-admin" {
 		t.Fatalf("flunders via the aggregator: %+v, want one named for the caller", list.Items)
 	}
