@@ -94,12 +94,12 @@ func refuse(c *net.TCPConn) {
 func (l *listener) handleTCP(c *net.TCPConn) {
 	client := c.RemoteAddr().(*net.TCPAddr).AddrPort().Addr().Unmap()
 	p := l.bal.pool.Load()
-	if !p.allowed(client) || len(p.backends) == 0 {
+	if !p.allowed(client) || p.empty() {
 		refuse(c)
 		return
 	}
 	tried := map[string]bool{}
-	for range p.backends {
+	for range p.eps {
 		be := l.bal.pick(client, tried)
 		if be == nil {
 			break

@@ -246,21 +246,15 @@ func (p *Proxier) syncService(svc *proxy.ServicePort, eps []proxy.Endpoint, node
 	st.svc = svc
 	internal, external, vi, ve := pools(svc, eps, node)
 	var want [numKinds]*pool
-	old := func(k kind) *pool {
-		if l := st.listeners[k]; l != nil {
-			return l.bal.pool.Load()
-		}
-		return nil
-	}
-	want[kindCluster] = newPool(old(kindCluster), internal, vi, nil)
+	want[kindCluster] = newPool(internal, vi, nil)
 	if len(svc.ExternalIPs) > 0 {
-		want[kindExternal] = newPool(old(kindExternal), external, ve, nil)
+		want[kindExternal] = newPool(external, ve, nil)
 	}
 	if len(svc.LoadBalancerVIPs) > 0 {
-		want[kindLB] = newPool(old(kindLB), external, ve, svc.LoadBalancerSourceRanges)
+		want[kindLB] = newPool(external, ve, svc.LoadBalancerSourceRanges)
 	}
 	if svc.NodePort != 0 {
-		want[kindNodePort] = newPool(old(kindNodePort), external, ve, nil)
+		want[kindNodePort] = newPool(external, ve, nil)
 	}
 	st.pools = want
 	var errs []error
@@ -342,7 +336,7 @@ func (st *svcState) rules(fam proxy.IPFamily) ([]Portal, []Refusal) {
 		for _, ip := range ips {
 			switch {
 			case !ip.IsValid() || proxy.FamilyOf(ip) != fam || ip.Is4In6():
-			case len(pl.backends) == 0:
+			case pl.empty():
 				refusals = append(refusals, Refusal{Dst: ip, Proto: svc.Protocol, Port: port, Drop: pl.verdict == verdictDrop})
 			case k == kindNodePort: // bound directly
 			case st.listeners[k] != nil:
