@@ -17,7 +17,7 @@ func (p *Proxier) Route(src, dst netip.Addr, proto proxy.Protocol, port uint16, 
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	for _, st := range p.services {
-		svc := st.svc
+		svc := st.svc.Load()
 		if svc.Protocol != proto {
 			continue
 		}
