@@ -75,14 +75,14 @@ func topologyModeFromHints(endpoints []Endpoint, nodeName, zone string) string {
 		if !ep.Ready {
 			continue
 		}
-		if len(ep.NodeHints) == 0 {
+		if len(ep.NodeHints()) == 0 {
 			allNode = false
-		} else if has(ep.NodeHints, nodeName) {
+		} else if has(ep.NodeHints(), nodeName) {
 			forNode = true
 		}
-		if len(ep.ZoneHints) == 0 {
+		if len(ep.ZoneHints()) == 0 {
 			allZone = false
-		} else if has(ep.ZoneHints, zone) {
+		} else if has(ep.ZoneHints(), zone) {
 			forZone = true
 		}
 	}
@@ -98,9 +98,9 @@ func topologyModeFromHints(endpoints []Endpoint, nodeName, zone string) string {
 func availableForTopology(ep Endpoint, mode, nodeName, zone string) bool {
 	switch mode {
 	case topologyNode:
-		return has(ep.NodeHints, nodeName)
+		return has(ep.NodeHints(), nodeName)
 	case topologyZone:
-		return has(ep.ZoneHints, zone)
+		return has(ep.ZoneHints(), zone)
 	}
 	return true
 }

@@ -15,11 +15,14 @@ func ep(n int, spec string, hints ...string) Endpoint {
 	e.Terminating = strings.Contains(spec, "t")
 	e.IsLocal = strings.Contains(spec, "l")
 	for _, h := range hints {
+		if e.Hints == nil {
+			e.Hints = &EndpointHints{}
+		}
 		switch {
 		case strings.HasPrefix(h, "z:"):
-			e.ZoneHints = append(e.ZoneHints, h[2:])
+			e.Hints.Zones = append(e.Hints.Zones, h[2:])
 		case strings.HasPrefix(h, "n:"):
-			e.NodeHints = append(e.NodeHints, h[2:])
+			e.Hints.Nodes = append(e.Hints.Nodes, h[2:])
 		}
 	}
 	return e

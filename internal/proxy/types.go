@@ -89,20 +89,45 @@ func (s *ServicePort) UsesLocalEndpoints() bool {
 	return s.InternalPolicyLocal || (s.ExternalPolicyLocal && s.ExternallyAccessible())
 }
 
-// Endpoint is one backend address of a ServicePort.
+// Endpoint is one backend address of a ServicePort. A proxy holds one per
+// endpoint and port (50,000 for 5,000 Services × 10): the fields are
+// ordered for a 56-byte struct and the rarely set topology hints sit
+// behind a pointer.
 type Endpoint struct {
-	IP   netip.Addr
-	Port uint16
+	IP netip.Addr
 	// NodeName is the node the endpoint runs on ("" when unknown).
 	NodeName string
+	// Hints are the EndpointSlice topology hints (nil: none). Shared
+	// between copies of the Endpoint: never modified once set.
+	Hints *EndpointHints
+	Port  uint16
 	// IsLocal: the endpoint runs on this node.
 	IsLocal     bool
 	Ready       bool
 	Serving     bool
 	Terminating bool
-	// ZoneHints and NodeHints are the EndpointSlice topology hints.
-	ZoneHints []string
-	NodeHints []string
+}
+
+// EndpointHints are an endpoint's EndpointSlice topology hints.
+type EndpointHints struct {
+	Zones []string
+	Nodes []string
+}
+
+// ZoneHints are the zones the endpoint is hinted for (nil: none).
+func (e *Endpoint) ZoneHints() []string {
+	if e.Hints == nil {
+		return nil
+	}
+	return e.Hints.Zones
+}
+
+// NodeHints are the nodes the endpoint is hinted for (nil: none).
+func (e *Endpoint) NodeHints() []string {
+	if e.Hints == nil {
+		return nil
+	}
+	return e.Hints.Nodes
 }
 
 // String renders "ip:port" (with brackets for IPv6), the endpoint's identity.

@@ -24,7 +24,7 @@ func sameEndpoints(a, b []proxy.Endpoint) bool {
 	return slices.EqualFunc(a, b, func(x, y proxy.Endpoint) bool {
 		return x.IP == y.IP && x.Port == y.Port && x.NodeName == y.NodeName && x.IsLocal == y.IsLocal &&
 			x.Ready == y.Ready && x.Serving == y.Serving && x.Terminating == y.Terminating &&
-			slices.Equal(x.ZoneHints, y.ZoneHints) && slices.Equal(x.NodeHints, y.NodeHints)
+			slices.Equal(x.ZoneHints(), y.ZoneHints()) && slices.Equal(x.NodeHints(), y.NodeHints())
 	})
 }
 

@@ -171,12 +171,13 @@ func convertEndpoint(e *discovery.Endpoint, port uint16, family proxy.IPFamily, 
 		ep.NodeName = unique.Make(*e.NodeName).Value()
 		ep.IsLocal = ep.NodeName == nodeName
 	}
-	if e.Hints != nil {
+	if e.Hints != nil && len(e.Hints.ForZones)+len(e.Hints.ForNodes) > 0 {
+		ep.Hints = &proxy.EndpointHints{}
 		for _, z := range e.Hints.ForZones {
-			ep.ZoneHints = append(ep.ZoneHints, z.Name)
+			ep.Hints.Zones = append(ep.Hints.Zones, z.Name)
 		}
 		for _, n := range e.Hints.ForNodes {
-			ep.NodeHints = append(ep.NodeHints, n.Name)
+			ep.Hints.Nodes = append(ep.Hints.Nodes, n.Name)
 		}
 	}
 	return ep, true

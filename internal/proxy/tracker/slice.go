@@ -66,7 +66,9 @@ func (s *Slice) DeepCopyObject() runtime.Object {
 		for name, eps := range s.Endpoints {
 			c := slices.Clone(eps)
 			for i := range c {
-				c[i].ZoneHints, c[i].NodeHints = slices.Clone(c[i].ZoneHints), slices.Clone(c[i].NodeHints)
+				if h := c[i].Hints; h != nil {
+					c[i].Hints = &proxy.EndpointHints{Zones: slices.Clone(h.Zones), Nodes: slices.Clone(h.Nodes)}
+				}
 			}
 			out.Endpoints[name] = c
 		}

@@ -372,10 +372,10 @@ func TestSliceDeepCopy(t *testing.T) {
 	}
 	for name := range c.Endpoints {
 		c.Endpoints[name][0].Port = 1
-		c.Endpoints[name][0].ZoneHints[0] = "other"
+		c.Endpoints[name][0].Hints.Zones[0] = "other"
 	}
 	for name, eps := range s.Endpoints {
-		if eps[0].Port != 8080 || eps[0].ZoneHints[0] != "z" {
+		if eps[0].Port != 8080 || eps[0].Hints.Zones[0] != "z" {
 			t.Errorf("%v: original changed through the copy: %+v", name, eps[0])
 		}
 	}

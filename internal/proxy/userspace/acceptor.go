@@ -33,10 +33,22 @@ type acceptor struct {
 // tcpSocket is one non-blocking listening socket and what to do with
 // each connection it accepts.
 type tcpSocket struct {
-	fd     int
-	port   uint16
-	handle func(*net.TCPConn)
+	fd      int
+	port    uint16
+	handler tcpHandler
 }
+
+// tcpHandler serves one accepted connection (in its own goroutine). A
+// listener is one; an interface rather than a func value, which would be
+// one more allocation per listener.
+type tcpHandler interface {
+	handleTCP(*net.TCPConn)
+}
+
+// tcpHandlerFunc is a func as a tcpHandler.
+type tcpHandlerFunc func(*net.TCPConn)
+
+func (f tcpHandlerFunc) handleTCP(c *net.TCPConn) { f(c) }
 
 var (
 	sharedAcceptor     *acceptor
@@ -61,8 +73,8 @@ func theAcceptor() (*acceptor, error) {
 // listenTCP opens a listening socket of addr's family only (an IPv6 one
 // is IPV6_V6ONLY, so each family's proxier can bind the same port), with
 // SO_REUSEADDR as Go's listeners, port 0 meaning any free port, and hands
-// each accepted connection to handle in a new goroutine.
-func (a *acceptor) listenTCP(addr netip.AddrPort, handle func(*net.TCPConn)) (*tcpSocket, error) {
+// each accepted connection to h in a new goroutine.
+func (a *acceptor) listenTCP(addr netip.AddrPort, h tcpHandler) (*tcpSocket, error) {
 	domain := unix.AF_INET6
 	var sa unix.Sockaddr = &unix.SockaddrInet6{Port: int(addr.Port()), Addr: addr.Addr().As16()}
 	if addr.Addr().Is4() {
@@ -95,7 +107,7 @@ func (a *acceptor) listenTCP(addr netip.AddrPort, handle func(*net.TCPConn)) (*t
 	if err != nil {
 		return fail("getsockname", err)
 	}
-	s := &tcpSocket{fd: fd, handle: handle}
+	s := &tcpSocket{fd: fd, handler: h}
 	switch b := bound.(type) {
 	case *unix.SockaddrInet4:
 		s.port = uint16(b.Port)
@@ -176,7 +188,7 @@ func (a *acceptor) acceptAll(fd int32) (exhausted bool) {
 			klog.V(2).InfoS("Accepted connection unusable", "port", s.port, "err", err)
 			continue
 		}
-		go s.handle(c.(*net.TCPConn))
+		go s.handler.handleTCP(c.(*net.TCPConn))
 	}
 }
 

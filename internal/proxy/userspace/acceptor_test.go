@@ -18,13 +18,13 @@ func TestAcceptorServesManyListenersInOneGoroutine(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	echo := func(c *net.TCPConn) {
+	echo := tcpHandlerFunc(func(c *net.TCPConn) {
 		defer c.Close()
 		line, err := bufio.NewReader(c).ReadString('\n')
 		if err == nil {
 			_, _ = io.WriteString(c, "echo "+line)
 		}
-	}
+	})
 	before := runtime.NumGoroutine()
 	var socks []*tcpSocket
 	for range 300 {
@@ -61,7 +61,7 @@ func TestAcceptorServesManyListenersInOneGoroutine(t *testing.T) {
 
 	// An established connection outlives its listener.
 	held := make(chan *net.TCPConn, 1)
-	s, err := a.listenTCP(netip.MustParseAddrPort("127.0.0.1:0"), func(c *net.TCPConn) { held <- c })
+	s, err := a.listenTCP(netip.MustParseAddrPort("127.0.0.1:0"), tcpHandlerFunc(func(c *net.TCPConn) { held <- c }))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,12 +97,12 @@ func TestAcceptorSocketsOfOneFamily(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	v4, err := a.listenTCP(netip.MustParseAddrPort("0.0.0.0:0"), func(c *net.TCPConn) { c.Close() })
+	v4, err := a.listenTCP(netip.MustParseAddrPort("0.0.0.0:0"), tcpHandlerFunc(func(c *net.TCPConn) { c.Close() }))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer a.remove(v4)
-	v6, err := a.listenTCP(netip.AddrPortFrom(netip.IPv6Unspecified(), v4.port), func(c *net.TCPConn) { c.Close() })
+	v6, err := a.listenTCP(netip.AddrPortFrom(netip.IPv6Unspecified(), v4.port), tcpHandlerFunc(func(c *net.TCPConn) { c.Close() }))
 	if err != nil {
 		t.Fatalf("IPv6 listener on the IPv4 one's port: %v", err)
 	}

@@ -14,25 +14,31 @@ import (
 	"github.com/svcplane/svcplane/internal/proxy/scheduler"
 )
 
-// listener accepts one kind of traffic of one service port.
+// listener accepts one kind of traffic of one service port. It is kept
+// small (a Proxier holds one per port and kind): the balancer is a field,
+// the name is rendered only for a log line, and a TCP listener has no
+// UDP session table.
 type listener struct {
-	name        string
-	bal         *balancer
-	dialTimeout time.Duration
-	udpIdle     time.Duration
-	tcp         *tcpSocket // accepted by the process's acceptor
-	acceptor    *acceptor
-	udp         *net.UDPConn
-	wg          sync.WaitGroup
-	mu          sync.Mutex
-	sessions    map[netip.AddrPort]*udpSession
+	bal  balancer
+	st   *svcState // the port's state, for the listener's name
+	kind kind
+	cfg  *Config
+	tcp  *tcpSocket // accepted by the process's acceptor
+	udp  *net.UDPConn
+	wg   sync.WaitGroup
+	mu   sync.Mutex
+	// sessions is the UDP flows by client (made at the first one).
+	sessions map[netip.AddrPort]*udpSession
 }
 
-// listen opens a listener on addr (port 0: any free port) and starts
+// name is "namespace/name:port/protocol/kind", for logs.
+func (l *listener) name() string {
+	return l.st.svc.Load().Name.String() + "/" + l.kind.String()
+}
+
+// listen opens the listener on addr (port 0: any free port) and starts
 // serving.
-func listen(name string, proto proxy.Protocol, addr netip.AddrPort, bal *balancer, cfg *Config) (*listener, error) {
-	l := &listener{name: name, bal: bal, dialTimeout: cfg.DialTimeout, udpIdle: cfg.UDPIdleTimeout,
-		sessions: map[netip.AddrPort]*udpSession{}}
+func (l *listener) listen(proto proxy.Protocol, addr netip.AddrPort) error {
 	// Sockets of addr's family only ("udp4"/"udp6"; the acceptor's TCP
 	// sockets likewise: an unspecified IPv4 address on "udp" would be a
 	// dual-stack IPv6 socket; an IPv6 one is IPV6_V6ONLY), so each
@@ -44,8 +50,9 @@ func listen(name string, proto proxy.Protocol, addr netip.AddrPort, bal *balance
 	var err error
 	switch proto {
 	case proxy.TCP:
-		if l.acceptor, err = theAcceptor(); err == nil {
-			l.tcp, err = l.acceptor.listenTCP(addr, l.handleTCP)
+		var a *acceptor
+		if a, err = theAcceptor(); err == nil {
+			l.tcp, err = a.listenTCP(addr, l)
 		}
 	case proxy.UDP:
 		l.udp, err = net.ListenUDP("udp"+v, net.UDPAddrFromAddrPort(addr))
@@ -56,7 +63,7 @@ func listen(name string, proto proxy.Protocol, addr netip.AddrPort, bal *balance
 	default:
 		err = errors.New("the userspace proxy handles TCP and UDP only")
 	}
-	return l, err
+	return err
 }
 
 // port is the bound port.
@@ -70,7 +77,7 @@ func (l *listener) port() uint16 {
 // close stops accepting; established TCP connections keep running.
 func (l *listener) close() {
 	if l.tcp != nil {
-		l.acceptor.remove(l.tcp)
+		sharedAcceptor.remove(l.tcp)
 	}
 	if l.udp != nil {
 		l.udp.Close()
@@ -90,23 +97,26 @@ func refuse(c *net.TCPConn) {
 }
 
 // handleTCP connects to an endpoint (retrying others when a connect
-// fails) and relays both directions until each side has closed.
+// fails) and relays both directions until each side has closed; it is
+// the listener's tcpHandler.
 func (l *listener) handleTCP(c *net.TCPConn) {
 	client := c.RemoteAddr().(*net.TCPAddr).AddrPort().Addr().Unmap()
 	p := l.bal.pool.Load()
-	if !p.allowed(client) || len(p.backends) == 0 {
+	if !p.allowed(client) || p.empty() {
 		refuse(c)
 		return
 	}
 	tried := map[string]bool{}
-	for range p.backends {
+	for range p.eps {
 		be := l.bal.pick(client, tried)
 		if be == nil {
 			break
 		}
-		d, err := net.DialTimeout("tcp", be.Key, l.dialTimeout)
+		d, err := net.DialTimeout("tcp", be.Key, l.cfg.DialTimeout)
 		if err != nil {
-			klog.V(3).InfoS("Connect to endpoint failed; trying another", "service", l.name, "endpoint", be.Key, "err", err)
+			if v := klog.V(3); v.Enabled() {
+				v.InfoS("Connect to endpoint failed; trying another", "service", l.name(), "endpoint", be.Key, "err", err)
+			}
 			tried[be.Key] = true
 			continue
 		}
@@ -181,6 +191,9 @@ func (l *listener) session(from netip.AddrPort) *udpSession {
 		return nil
 	}
 	s := &udpSession{conn: conn, backend: be}
+	if l.sessions == nil {
+		l.sessions = map[netip.AddrPort]*udpSession{}
+	}
 	l.sessions[from] = s
 	be.Active.Add(1)
 	go l.udpReplies(from, s)
@@ -198,7 +211,7 @@ func (l *listener) udpReplies(client netip.AddrPort, s *udpSession) {
 		s.conn.Close()
 	}()
 	for {
-		_ = s.conn.SetReadDeadline(time.Now().Add(l.udpIdle))
+		_ = s.conn.SetReadDeadline(time.Now().Add(l.cfg.UDPIdleTimeout))
 		n, err := s.conn.Read(buf)
 		if err != nil {
 			return

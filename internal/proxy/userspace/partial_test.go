@@ -74,8 +74,8 @@ func TestPartialSyncs(t *testing.T) {
 	if last.Full || nft.runs != 1 {
 		t.Errorf("endpoint change: full %v, %d transactions (want a partial sync and none)", last.Full, nft.runs)
 	}
-	if be := p.services[web].listeners[kindCluster].bal.pool.Load().backends; len(be) != 1 || be[0].Key != "10.244.2.2:8080" {
-		t.Errorf("web's pool after the change: %+v", be)
+	if eps := p.services[web].listeners[kindCluster].bal.pool.Load().eps; len(eps) != 1 || eps[0].String() != "10.244.2.2:8080" {
+		t.Errorf("web's pool after the change: %+v", eps)
 	}
 
 	next(web)

@@ -19,13 +19,23 @@ const (
 )
 
 // pool is the endpoints one listener spreads over; sync swaps it whole.
+// It holds the snapshot's endpoints (the tracker's slice, not a copy,
+// unless a traffic policy or topology filtered some out); the scheduler's
+// Backends, with their counts of open connections, are built at the
+// pool's first connection (balancer.backends), so an idle Service port
+// holds none.
 type pool struct {
-	backends []*scheduler.Backend
-	verdict  string // set when backends is empty
+	eps     []proxy.Endpoint
+	verdict string // set when eps is empty
 	// sourceRanges, when set, are the only clients allowed (load-balancer
 	// source ranges).
 	sourceRanges []netip.Prefix
+	// built is eps as Backends, once a connection needed them.
+	built atomic.Pointer[[]*scheduler.Backend]
 }
+
+// empty: the pool has no endpoint (its verdict applies).
+func (p *pool) empty() bool { return len(p.eps) == 0 }
 
 // balancer picks endpoints for one listener: the current pool, the
 // scheduler and the ClientIP affinity table.
@@ -34,15 +44,59 @@ type balancer struct {
 	sched    scheduler.Scheduler
 	dest     netip.Addr
 	affinity *affinity
+	// mu serialises building pools' Backends; ref is the pool whose
+	// Backends were built last that is the current one or newer than
+	// any built before (nil: none built yet).
+	mu  sync.Mutex
+	ref *pool
+}
+
+// backends returns p's Backends, building them at first use. An endpoint
+// that is in ref's Backends keeps its Backend, so the connections open
+// through an older pool still count for the least-connection schedulers
+// (as when every pool's Backends were built at its sync).
+func (b *balancer) backends(p *pool) []*scheduler.Backend {
+	if bs := p.built.Load(); bs != nil {
+		return *bs
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if bs := p.built.Load(); bs != nil {
+		return *bs
+	}
+	var prev map[string]*scheduler.Backend
+	if b.ref != nil {
+		old := *b.ref.built.Load()
+		prev = make(map[string]*scheduler.Backend, len(old))
+		for _, be := range old {
+			prev[be.Key] = be
+		}
+	}
+	bs := make([]*scheduler.Backend, len(p.eps))
+	for i, ep := range p.eps {
+		key := ep.String()
+		if bs[i] = prev[key]; bs[i] == nil {
+			bs[i] = &scheduler.Backend{Key: key, Weight: 1}
+		}
+	}
+	p.built.Store(&bs)
+	// An older pool (a connection that read it before a sync swapped
+	// it) builds from ref but does not replace it, unless none was built
+	// before: then the current pool builds from it.
+	if b.ref == nil || b.pool.Load() == p {
+		b.ref = p
+	}
+	return bs
 }
 
 // pick returns an endpoint for client, skipping those in tried.
 func (b *balancer) pick(client netip.Addr, tried map[string]bool) *scheduler.Backend {
 	p := b.pool.Load()
+	backends := b.backends(p)
 	skip := func(be *scheduler.Backend) bool { return tried[be.Key] }
 	if b.affinity != nil {
 		if key, ok := b.affinity.lookup(client); ok && !tried[key] {
-			for _, be := range p.backends {
+			for _, be := range backends {
 				if be.Key == key && be.Weight > 0 {
 					b.affinity.record(client, key)
 					return be
@@ -50,7 +104,7 @@ func (b *balancer) pick(client netip.Addr, tried map[string]bool) *scheduler.Bac
 			}
 		}
 	}
-	be := b.sched.Pick(scheduler.Request{Client: client, Dest: b.dest}, p.backends, skip)
+	be := b.sched.Pick(scheduler.Request{Client: client, Dest: b.dest}, backends, skip)
 	if be != nil && b.affinity != nil {
 		b.affinity.record(client, be.Key)
 	}
@@ -70,26 +124,11 @@ func (p *pool) allowed(client netip.Addr) bool {
 	return false
 }
 
-// newPool builds a pool, reusing backends (and their connection counts)
-// of old that are still endpoints.
-func newPool(old *pool, eps []proxy.Endpoint, verdict string, ranges []netip.Prefix) *pool {
-	p := &pool{sourceRanges: ranges}
+// newPool builds a pool of eps (verdict applies when there are none).
+func newPool(eps []proxy.Endpoint, verdict string, ranges []netip.Prefix) *pool {
+	p := &pool{eps: eps, sourceRanges: ranges}
 	if len(eps) == 0 {
-		p.verdict = verdict
-		return p
-	}
-	prev := map[string]*scheduler.Backend{}
-	if old != nil {
-		for _, b := range old.backends {
-			prev[b.Key] = b
-		}
-	}
-	for _, ep := range eps {
-		if b := prev[ep.String()]; b != nil {
-			p.backends = append(p.backends, b)
-			continue
-		}
-		p.backends = append(p.backends, &scheduler.Backend{Key: ep.String(), Weight: 1})
+		p.eps, p.verdict = nil, verdict
 	}
 	return p
 }

@@ -7,6 +7,7 @@ import (
 	"net/netip"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"k8s.io/klog/v2"
@@ -109,7 +110,9 @@ type Proxier struct {
 // svcState is one service port's listeners by kind (arrays rather than
 // maps: 5,000 ports hold 10,000 fewer maps).
 type svcState struct {
-	svc       *proxy.ServicePort
+	// svc is the port as last synced (its listeners read its name while
+	// a sync replaces it).
+	svc       atomic.Pointer[proxy.ServicePort]
 	listeners [numKinds]*listener
 	// pools are the kinds the port has and their current pools (also for
 	// kinds whose listener failed to open); nil for the kinds it has not.
@@ -158,7 +161,7 @@ func (p *Proxier) SyncProxyRules(full bool) error {
 	rulesChanged := !partial
 	visit := func(name proxy.ServicePortName) {
 		svc, st := snap.Services[name], p.services[name]
-		if st != nil && (svc == nil || !sameShape(st.svc, svc)) {
+		if st != nil && (svc == nil || !sameShape(st.svc.Load(), svc)) {
 			rulesChanged = rulesChanged || len(st.portals) > 0 || len(st.refusals) > 0
 			st.close()
 			delete(p.services, name)
@@ -243,24 +246,18 @@ func (p *Proxier) syncService(svc *proxy.ServicePort, eps []proxy.Endpoint, node
 		st = &svcState{}
 		p.services[svc.Name] = st
 	}
-	st.svc = svc
+	st.svc.Store(svc)
 	internal, external, vi, ve := pools(svc, eps, node)
 	var want [numKinds]*pool
-	old := func(k kind) *pool {
-		if l := st.listeners[k]; l != nil {
-			return l.bal.pool.Load()
-		}
-		return nil
-	}
-	want[kindCluster] = newPool(old(kindCluster), internal, vi, nil)
+	want[kindCluster] = newPool(internal, vi, nil)
 	if len(svc.ExternalIPs) > 0 {
-		want[kindExternal] = newPool(old(kindExternal), external, ve, nil)
+		want[kindExternal] = newPool(external, ve, nil)
 	}
 	if len(svc.LoadBalancerVIPs) > 0 {
-		want[kindLB] = newPool(old(kindLB), external, ve, svc.LoadBalancerSourceRanges)
+		want[kindLB] = newPool(external, ve, svc.LoadBalancerSourceRanges)
 	}
 	if svc.NodePort != 0 {
-		want[kindNodePort] = newPool(old(kindNodePort), external, ve, nil)
+		want[kindNodePort] = newPool(external, ve, nil)
 	}
 	st.pools = want
 	var errs []error
@@ -273,7 +270,7 @@ func (p *Proxier) syncService(svc *proxy.ServicePort, eps []proxy.Endpoint, node
 			l.bal.pool.Store(pl)
 			continue
 		}
-		l, err := p.open(svc, k, pl, node)
+		l, err := p.open(st, k, pl, node)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("%s listener: %w", k, err))
 			continue
@@ -288,13 +285,15 @@ func (p *Proxier) syncService(svc *proxy.ServicePort, eps []proxy.Endpoint, node
 // it is set or the node has no address of the family), the others on a
 // free port of ListenAddr. Sockets are of the family only (IPv6 ones are
 // IPV6_V6ONLY), so the IPv4 and IPv6 proxiers can hold the same NodePort.
-func (p *Proxier) open(svc *proxy.ServicePort, k kind, pl *pool, node proxy.Node) (*listener, error) {
-	sched, _ := scheduler.New(p.cfg.Scheduler, p.clock)
-	bal := &balancer{sched: sched, dest: svc.ClusterIP}
+func (p *Proxier) open(st *svcState, k kind, pl *pool, node proxy.Node) (*listener, error) {
+	svc := st.svc.Load()
+	l := &listener{st: st, kind: k, cfg: &p.cfg}
+	l.bal.sched, _ = scheduler.New(p.cfg.Scheduler, p.clock)
+	l.bal.dest = svc.ClusterIP
 	if svc.StickyMaxAgeSeconds > 0 {
-		bal.affinity = newAffinity(p.clock, time.Duration(svc.StickyMaxAgeSeconds)*time.Second)
+		l.bal.affinity = newAffinity(p.clock, time.Duration(svc.StickyMaxAgeSeconds)*time.Second)
 	}
-	bal.pool.Store(pl)
+	l.bal.pool.Store(pl)
 	addr := netip.AddrPortFrom(p.cfg.ListenAddr, 0)
 	if k == kindNodePort {
 		addr = netip.AddrPortFrom(p.cfg.ListenAddr, svc.NodePort)
@@ -302,7 +301,7 @@ func (p *Proxier) open(svc *proxy.ServicePort, k kind, pl *pool, node proxy.Node
 			addr = netip.AddrPortFrom(ip, svc.NodePort)
 		}
 	}
-	return listen(svc.Name.String()+"/"+k.String(), svc.Protocol, addr, bal, &p.cfg)
+	return l, l.listen(svc.Protocol, addr)
 }
 
 // nodeIP is the node's first address of the family (not loopback).
@@ -325,7 +324,7 @@ func nodeIP(node proxy.Node, fam proxy.IPFamily) (netip.Addr, bool) {
 func (st *svcState) rules(fam proxy.IPFamily) ([]Portal, []Refusal) {
 	var portals []Portal
 	var refusals []Refusal
-	svc := st.svc
+	svc := st.svc.Load()
 	add := func(k kind, ips ...netip.Addr) {
 		pl := st.pools[k]
 		if pl == nil {
@@ -342,7 +341,7 @@ func (st *svcState) rules(fam proxy.IPFamily) ([]Portal, []Refusal) {
 		for _, ip := range ips {
 			switch {
 			case !ip.IsValid() || proxy.FamilyOf(ip) != fam || ip.Is4In6():
-			case len(pl.backends) == 0:
+			case pl.empty():
 				refusals = append(refusals, Refusal{Dst: ip, Proto: svc.Protocol, Port: port, Drop: pl.verdict == verdictDrop})
 			case k == kindNodePort: // bound directly
 			case st.listeners[k] != nil:

@@ -17,7 +17,7 @@ func (p *Proxier) Route(src, dst netip.Addr, proto proxy.Protocol, port uint16, 
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	for _, st := range p.services {
-		svc := st.svc
+		svc := st.svc.Load()
 		if svc.Protocol != proto {
 			continue
 		}
@@ -47,14 +47,14 @@ func (l *listener) route(src netip.Addr) (string, []string) {
 	switch {
 	case !pl.allowed(src):
 		return verdictDrop, nil
-	case len(pl.backends) == 0:
+	case pl.empty():
 		return pl.verdict, nil
 	case l.bal.affinity != nil:
 		return "endpoint", []string{l.bal.pick(src, nil).Key}
 	}
 	var out []string
-	for _, b := range pl.backends {
-		out = append(out, b.Key)
+	for _, ep := range pl.eps {
+		out = append(out, ep.String())
 	}
 	slices.Sort(out)
 	return "endpoint", out
