@@ -167,6 +167,7 @@ func newBenchNodesCommand() *cobra.Command {
 	f.IntVar(&c.Nodes, "nodes", c.Nodes, "Simulated nodes (one agent process).")
 	f.IntVar(&c.Pods, "pods", c.Pods, "Pods to create.")
 	f.IntVar(&c.Clients, "clients", c.Clients, "Concurrent creating clients.")
+	f.Float64Var(&c.CreateQPS, "create-qps", 0, "Create the pods at this many a second, evenly spaced, as clusterloader2 paces its creates (0: as fast as the clients go; --via pods).")
 	f.IntVar(&c.Services, "services", 0, "ClusterIP Services to create (in default) before the pods.")
 	f.StringVar(&c.Via, "via", c.Via, "'pods': pods created with spec.nodeName round-robin (measures the agent); 'deployments': 100 Deployments bound by the scheduler.")
 	f.IntVar(&c.ReadyDelay, "ready-delay", 0, "readinessProbe initialDelaySeconds of the pods.")

@@ -38,6 +38,7 @@ import (
 	"k8s.io/utils/clock"
 
 	"github.com/svcplane/svcplane/internal/aggregator"
+	"github.com/svcplane/svcplane/internal/apiserver/inflight"
 	"github.com/svcplane/svcplane/internal/apiserver/localetcd"
 	"github.com/svcplane/svcplane/internal/apiserver/openapi"
 	"github.com/svcplane/svcplane/internal/auth/bootstrappolicy"
@@ -167,10 +168,12 @@ func (s *Server) build(o *Options, endpoints []string) error {
 		return fmt.Errorf("audit: %w", err)
 	}
 	guard := s.diskGuard(o)
-	if guard != nil {
-		config.BuildHandlerChainFunc = func(h http.Handler, c *genericapiserver.Config) http.Handler {
-			return genericapiserver.DefaultBuildHandlerChain(guard.Filter(h), c)
+	limits := inFlightLimits(&config.Config)
+	config.BuildHandlerChainFunc = func(h http.Handler, c *genericapiserver.Config) http.Handler {
+		if guard != nil {
+			h = guard.Filter(h)
 		}
+		return genericapiserver.DefaultBuildHandlerChain(inflight.WithLimits(h, limits), c)
 	}
 	client, err := kubernetes.NewForConfig(config.LoopbackClientConfig)
 	if err != nil {

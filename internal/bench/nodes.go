@@ -30,6 +30,10 @@ type NodesConfig struct {
 	// Nodes simulated in one agent process; Pods created by Clients
 	// concurrent clients.
 	Nodes, Pods, Clients int
+	// CreateQPS paces the pod creates at this many a second, as
+	// clusterloader2's density and load tests create at a fixed rate (0:
+	// as fast as the clients go). --via pods only.
+	CreateQPS float64
 	// ReadyDelay is the pods' readinessProbe initialDelaySeconds.
 	ReadyDelay int
 	// Via: "pods" (spec.nodeName round-robin; measures the agent) or
@@ -76,6 +80,9 @@ func Nodes(out, progressOut io.Writer, o NodesConfig) error {
 	list, err := sides(o.Against)
 	if err != nil {
 		return err
+	}
+	if o.CreateQPS < 0 || (o.CreateQPS > 0 && o.Via == "deployments") {
+		return fmt.Errorf("--create-qps %g: want 0 or more, with --via pods (the ReplicaSet controller paces --via deployments)", o.CreateQPS)
 	}
 	var bins upstreamBinaries
 	if slices.Contains(list, SideUpstream) {
@@ -224,6 +231,10 @@ func podsToReady(ctx context.Context, out io.Writer, p *progress, c *cluster, o 
 	if err != nil {
 		return fmt.Errorf("reading the server's request latencies: %w", err)
 	}
+	refusedBefore, err := scrapeRefusals(ctx, client)
+	if err != nil {
+		return fmt.Errorf("reading the server's refusals: %w", err)
+	}
 	start := time.Now()
 	tracker.start(start)
 	p.phase("creating pods", tracker.counts)
@@ -235,7 +246,11 @@ func podsToReady(ctx context.Context, out io.Writer, p *progress, c *cluster, o 
 	if o.Via == "deployments" {
 		fmt.Fprintf(out, "100 Deployments of %d replicas created in %.2fs (pods come from the ReplicaSet controller and the scheduler)\n", o.Pods/100, created.Seconds())
 	} else {
-		fmt.Fprintf(out, "%d pods created with spec.nodeName in %.2fs: %.0f pods/s\n", o.Pods, created.Seconds(), float64(o.Pods)/created.Seconds())
+		pace := "as fast as the clients go"
+		if o.CreateQPS > 0 {
+			pace = fmt.Sprintf("paced at --create-qps %g", o.CreateQPS)
+		}
+		fmt.Fprintf(out, "%d pods created with spec.nodeName in %.2fs: %.1f pods/s (%d clients, %s)\n", o.Pods, created.Seconds(), float64(o.Pods)/created.Seconds(), o.Clients, pace)
 	}
 	p.phase("waiting for pods Running+Ready", tracker.counts)
 	if err := tracker.wait(ctx, o.Pods, 10*time.Minute); err != nil {
@@ -246,13 +261,18 @@ func podsToReady(ctx context.Context, out io.Writer, p *progress, c *cluster, o 
 	res.all, res.p50, res.p99 = all, pct(lat, 50), pct(lat, 99)
 	fmt.Fprintf(out, "all %d pods Running+Ready %.2fs after the first create (%.2fs after the last); per pod create→Ready p50 %.2fs p99 %.2fs max %.2fs\n",
 		o.Pods, all.Seconds(), (all - created).Seconds(), pct(lat, 50), pct(lat, 99), pct(lat, 100))
-	if after, err := scrapeMutatingLatency(ctx, client); err == nil {
+	after, err := scrapeMutatingLatency(ctx, client)
+	if err == nil {
 		h := after.since(before)
 		p99, n := h.quantile(0.99)
 		p50, _ := h.quantile(0.5)
 		res.mutating, res.mutP50, res.mutP99 = n, p50, p99
 		fmt.Fprintf(out, "mutating requests during the run (POST/PUT/PATCH/DELETE, apiserver_request_duration_seconds): %.0f, p50 %.0f ms, p99 %.0f ms (upstream SLO: p99 ≤ 1 s)\n",
 			n, 1000*p50, 1000*p99)
+	}
+	refusedAfter, rerr := scrapeRefusals(ctx, client)
+	if rerr == nil {
+		fmt.Fprintf(out, "requests refused with 429 during the run: %s\n", refusedAfter.since(refusedBefore))
 	}
 	report(out, run, "during the run")
 	res.observe(run, false)
@@ -269,6 +289,13 @@ func podsToReady(ctx context.Context, out io.Writer, p *progress, c *cluster, o 
 		run.mu.Unlock()
 		p.phase("holding "+o.Hold.String()+" to watch heartbeats", run.counts)
 		time.Sleep(o.Hold)
+		if held, err := scrapeMutatingLatency(ctx, client); err == nil && after != nil {
+			p99, n := held.since(after).quantile(0.99)
+			fmt.Fprintf(out, "mutating requests during the hold: %.0f, p99 %.0f ms\n", n, 1000*p99)
+		}
+		if refused, err := scrapeRefusals(ctx, client); err == nil && rerr == nil {
+			fmt.Fprintf(out, "requests refused with 429 during the hold: %s\n", refused.since(refusedAfter))
+		}
 		report(out, run, fmt.Sprintf("after holding %s", o.Hold))
 		res.observe(run, true)
 	}
@@ -440,11 +467,16 @@ func createBenchPods(ctx context.Context, client kubernetes.Interface, o *NodesC
 	var firstErr error
 	var once sync.Once
 	var wg sync.WaitGroup
+	pace := newPacer(o.CreateQPS)
 	for w := 0; w < o.Clients; w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for {
+				if err := pace.Wait(ctx); err != nil {
+					once.Do(func() { firstErr = err })
+					return
+				}
 				i := int(next.Add(1)) - 1
 				if i >= o.Pods {
 					return

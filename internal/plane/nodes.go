@@ -161,10 +161,12 @@ func (o *NodeOptions) AgentConfig(cfg *rest.Config, names []string) (agent.Confi
 // worker renews one after another, so at 5,000 nodes the 32 workers
 // this was capped at before renewed too few Leases once requests took
 // hundreds of milliseconds, and nodes went NotReady. More is not better:
-// without priority and fairness the server's in-flight limit (200
-// mutating) is shared, and 500 workers took it over with Leases (33,642
-// 429s in 6 min) and left the pods' status writes behind. 100 keep a
-// renewal within the 50 s grace period up to 2.5 s a request.
+// when the server's in-flight limit (200 mutating) was shared, 500
+// workers took it over with Leases (33,642 429s in 6 min) and left the
+// pods' status writes behind; the server now gives node heartbeats 98
+// seats of their own (internal/apiserver/inflight), so workers beyond
+// those only wait in it. 100 keep a renewal within the 50 s grace period
+// up to 2.5 s a request.
 func heartbeatWorkers(n int) int {
 	return max(4, min(100, n/50))
 }
