@@ -1,14 +1,11 @@
 package bench
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"sort"
 	"strings"
 
-	"github.com/prometheus/common/expfmt"
-	"github.com/prometheus/common/model"
 	"k8s.io/client-go/kubernetes"
 )
 
@@ -18,7 +15,7 @@ import (
 type refusals map[string]float64
 
 func scrapeRefusals(ctx context.Context, client kubernetes.Interface) (refusals, error) {
-	raw, err := client.Discovery().RESTClient().Get().AbsPath("/metrics").DoRaw(ctx)
+	raw, err := scrapeMetrics(ctx, client)
 	if err != nil {
 		return nil, err
 	}
@@ -26,13 +23,11 @@ func scrapeRefusals(ctx context.Context, client kubernetes.Interface) (refusals,
 }
 
 func parseRefusals(raw []byte) (refusals, error) {
-	p := expfmt.NewTextParser(model.UTF8Validation)
-	families, err := p.TextToMetricFamilies(bytes.NewReader(raw))
+	fam, err := metricFamily(raw, "apiserver_request_terminations_total")
 	if err != nil {
 		return nil, err
 	}
 	out := refusals{}
-	fam := families["apiserver_request_terminations_total"]
 	if fam == nil {
 		return out, nil
 	}

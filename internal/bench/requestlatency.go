@@ -6,6 +6,7 @@ import (
 	"math"
 	"sort"
 
+	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
 	"k8s.io/client-go/kubernetes"
@@ -22,21 +23,34 @@ type latencyHistogram map[float64]float64
 // scrapeMutatingLatency reads the server's apiserver_request_duration_seconds
 // and sums the buckets of the mutating verbs over every resource.
 func scrapeMutatingLatency(ctx context.Context, client kubernetes.Interface) (latencyHistogram, error) {
-	raw, err := client.Discovery().RESTClient().Get().AbsPath("/metrics").DoRaw(ctx)
+	raw, err := scrapeMetrics(ctx, client)
 	if err != nil {
 		return nil, err
 	}
 	return parseMutatingLatency(raw)
 }
 
-func parseMutatingLatency(raw []byte) (latencyHistogram, error) {
+// scrapeMetrics is the server's /metrics text.
+func scrapeMetrics(ctx context.Context, client kubernetes.Interface) ([]byte, error) {
+	return client.Discovery().RESTClient().Get().AbsPath("/metrics").DoRaw(ctx)
+}
+
+// metricFamily is the family name of the metrics text raw (nil if absent).
+func metricFamily(raw []byte, name string) (*dto.MetricFamily, error) {
 	p := expfmt.NewTextParser(model.UTF8Validation)
 	families, err := p.TextToMetricFamilies(bytes.NewReader(raw))
 	if err != nil {
 		return nil, err
 	}
+	return families[name], nil
+}
+
+func parseMutatingLatency(raw []byte) (latencyHistogram, error) {
+	fam, err := metricFamily(raw, "apiserver_request_duration_seconds")
+	if err != nil {
+		return nil, err
+	}
 	h := latencyHistogram{}
-	fam := families["apiserver_request_duration_seconds"]
 	if fam == nil {
 		return h, nil
 	}
