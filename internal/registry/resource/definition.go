@@ -146,6 +146,17 @@ type Definition struct {
 	// upstream words it otherwise (Jobs: `field label %q not supported
 	// for Job`); empty means "field label not supported: %s".
 	FieldLabelError string
+
+	// IndexedField is the one field selector label the watch cache
+	// indexes, as upstream's TriggerFunc and Indexers for the kind (pods:
+	// spec.nodeName); IndexedValue gives an object's value of it. A list
+	// or watch selecting one value by equality then reads the index and
+	// is woken only for its objects, and every other watch of the kind
+	// gets the cacher's larger event buffer (about a second of events, up
+	// to 1,000 rather than 100), so that a busy watcher is not closed as
+	// unresponsive at the first burst.
+	IndexedField string
+	IndexedValue func(obj runtime.Object) string
 }
 
 // MetaValidation names the metadata rules of a kind.

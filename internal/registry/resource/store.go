@@ -59,6 +59,7 @@ func NewStore(def *Definition, typer runtime.ObjectTyper, optsGetter generic.RES
 		store.TTLFunc = func(runtime.Object, uint64, bool) (uint64, error) { return ttl, nil }
 	}
 	opts := &generic.StoreOptions{RESTOptions: optsGetter, AttrFunc: AttrFunc(def)}
+	opts.TriggerFunc, opts.Indexers = WatchIndex(def)
 	if err := store.CompleteWithOptions(opts); err != nil {
 		return nil, fmt.Errorf("%s: %w", gr, err)
 	}

@@ -47,8 +47,12 @@ func Definition() *resource.Definition {
 		// pkg/apis/core/v1/conversion.go).
 		FieldLabelAliases: map[string]string{"spec.host": "spec.nodeName"},
 		FieldLabels:       fieldLabels,
-		Columns:           columns,
-		Row:               row,
+		// As upstream's pod storage: the watch cache indexes pods by node,
+		// so that a node's watch reads and wakes for its pods only.
+		IndexedField: "spec.nodeName",
+		IndexedValue: func(obj runtime.Object) string { return obj.(*corev1.Pod).Spec.NodeName },
+		Columns:      columns,
+		Row:          row,
 	}
 }
 
