@@ -5,6 +5,7 @@ import (
 	"crypto/x509"
 	"encoding/pem"
 	"fmt"
+	"net"
 	"net/netip"
 	"os"
 	"strings"
@@ -123,11 +124,11 @@ func (o *NodeOptions) AgentConfig(cfg *rest.Config, names []string) (agent.Confi
 	if err != nil {
 		return agent.Config{}, err
 	}
-	podClient, hbClient, err := o.clients(cfg, len(names))
+	podClient, hbClient, watchClient, err := o.clients(cfg, len(names))
 	if err != nil {
 		return agent.Config{}, err
 	}
-	ac := agent.Config{Client: podClient, HeartbeatClient: hbClient, Names: names, InternalIPs: ips,
+	ac := agent.Config{Client: podClient, HeartbeatClient: hbClient, WatchClient: watchClient, Names: names, InternalIPs: ips,
 		Zones: o.Zones, CPU: cpu, Memory: mem, MaxPods: o.MaxPods,
 		LeaseDuration: time.Duration(o.LeaseSecs) * time.Second, NodeStatusReportFrequency: o.Report,
 		Workers: o.Workers, HeartbeatWorkers: heartbeatWorkers(len(names)), Version: version.Get().GitVersion}
@@ -171,9 +172,19 @@ func heartbeatWorkers(n int) int {
 	return max(4, min(100, n/50))
 }
 
-// clients returns the pod client (protobuf, --kube-api-qps/burst) and the
-// heartbeat client (its own limiter, scaled to n nodes).
-func (o *NodeOptions) clients(cfg *rest.Config, n int) (pods, heartbeats kubernetes.Interface, err error) {
+// clients returns the pod client (protobuf, --kube-api-qps/burst), the
+// heartbeat client (its own limiter, scaled to n nodes) and the watch
+// client.
+//
+// The watch client has a connection of its own. On a shared HTTP/2
+// connection the watch's events queue behind the frames of up to
+// --workers status writes in the connection's one writer on the server;
+// under load the watch then falls behind, and the API server's watch
+// cache closes it as unresponsive (apiserver_terminated_watchers_total)
+// and replays the missed events when it comes back: at 1,000 nodes and
+// ~360 pod creates a second, the agent's watch was closed every 2 s.
+// A kubelet watches its pods on its own connection too.
+func (o *NodeOptions) clients(cfg *rest.Config, n int) (pods, heartbeats, watches kubernetes.Interface, err error) {
 	pc := rest.CopyConfig(cfg)
 	pc.ContentType = "application/vnd.kubernetes.protobuf"
 	pc.AcceptContentTypes = "application/vnd.kubernetes.protobuf,application/json"
@@ -181,11 +192,18 @@ func (o *NodeOptions) clients(cfg *rest.Config, n int) (pods, heartbeats kuberne
 	pc.UserAgent = "svcplane-node-agent"
 	hb := rest.CopyConfig(pc)
 	hb.QPS, hb.Burst = float32(max(50, n/2)), max(100, n)
+	wc := rest.CopyConfig(pc)
+	// client-go shares one transport (and connection) among configs of
+	// the same TLS settings unless they dial on their own.
+	wc.Dial = (&net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}).DialContext
 	if pods, err = kubernetes.NewForConfig(pc); err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	heartbeats, err = kubernetes.NewForConfig(hb)
-	return pods, heartbeats, err
+	if heartbeats, err = kubernetes.NewForConfig(hb); err != nil {
+		return nil, nil, nil, err
+	}
+	watches, err = kubernetes.NewForConfig(wc)
+	return pods, heartbeats, watches, err
 }
 
 // nodeAddresses gives node i address i+1 of cidr.

@@ -90,7 +90,7 @@ func New(cfg Config) (*Agent, error) {
 	if len(cfg.Names) == 1 {
 		selector = "spec.nodeName=" + cfg.Names[0]
 	}
-	a.informers = informers.NewSharedInformerFactoryWithOptions(cfg.Client, 0,
+	a.informers = informers.NewSharedInformerFactoryWithOptions(cfg.WatchClient, 0,
 		informers.WithTweakListOptions(func(o *metav1.ListOptions) {
 			if o.FieldSelector == "" {
 				o.FieldSelector = selector
@@ -104,7 +104,7 @@ func New(cfg Config) (*Agent, error) {
 		own := fields.OneTermEqualSelector("metadata.name", cfg.Names[0]).String()
 		nodeOpts = append(nodeOpts, informers.WithTweakListOptions(func(o *metav1.ListOptions) { o.FieldSelector = own }))
 	}
-	nodeFactory := informers.NewSharedInformerFactoryWithOptions(cfg.Client, 0, nodeOpts...)
+	nodeFactory := informers.NewSharedInformerFactoryWithOptions(cfg.WatchClient, 0, nodeOpts...)
 	podInf := a.informers.Core().V1().Pods().Informer()
 	nodeInf := nodeFactory.Core().V1().Nodes().Informer()
 	_ = podInf.SetTransform(informerutil.DropManagedFields)

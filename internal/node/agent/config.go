@@ -28,6 +28,10 @@ type Config struct {
 	// HeartbeatClient renews Leases and writes node status; it should have
 	// its own rate limiter. Nil uses Client.
 	HeartbeatClient kubernetes.Interface
+	// WatchClient lists and watches pods and nodes instead of Client; it
+	// should have a connection of its own (see plane.NodeOptions). Nil
+	// uses Client.
+	WatchClient kubernetes.Interface
 
 	// Names are the nodes this agent runs.
 	Names []string
@@ -74,6 +78,9 @@ func (c *Config) Defaults() {
 		for i := range c.Names {
 			c.InternalIPs = append(c.InternalIPs, fmt.Sprintf("10.240.%d.%d", (i+1)/256, (i+1)%256))
 		}
+	}
+	if c.WatchClient == nil {
+		c.WatchClient = c.Client
 	}
 	if c.HeartbeatClient == nil {
 		c.HeartbeatClient = c.Client

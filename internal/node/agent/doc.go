@@ -36,5 +36,7 @@
 // of pods with a bounded number of workers, and one delaying queue of node
 // heartbeats whose first round is spread over the renew interval; lease
 // renewals and status writes use their own client so pod traffic never
-// delays a heartbeat. All time comes from an injected clock.
+// delays a heartbeat, and the informers may have a client (a connection)
+// of their own (Config.WatchClient), so that the watch's events do not
+// queue behind the workers' writes. All time comes from an injected clock.
 package agent
