@@ -1,5 +1,6 @@
 // Package resource turns a small per-resource Definition (defaults,
-// validation, table columns, field selectors, status split) into
+// validation, table columns, field selectors, the watch cache index,
+// status split) into
 // k8s.io/apiserver generic registry stores and the REST handlers for their
 // subresources.
 //
