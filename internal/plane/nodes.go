@@ -194,8 +194,11 @@ func (o *NodeOptions) clients(cfg *rest.Config, n int) (pods, heartbeats, watche
 	hb.QPS, hb.Burst = float32(max(50, n/2)), max(100, n)
 	wc := rest.CopyConfig(pc)
 	// client-go shares one transport (and connection) among configs of
-	// the same TLS settings unless they dial on their own.
-	wc.Dial = (&net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}).DialContext
+	// the same TLS settings unless they dial on their own (a config with
+	// a dialer of its own gets a transport of its own).
+	if wc.Dial == nil {
+		wc.Dial = (&net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}).DialContext
+	}
 	if pods, err = kubernetes.NewForConfig(pc); err != nil {
 		return nil, nil, nil, err
 	}

@@ -1,9 +1,17 @@
 package plane
 
 import (
+	"context"
+	"encoding/pem"
+	"net"
+	"net/http"
+	"net/http/httptest"
 	"slices"
+	"sync"
 	"testing"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
 	"github.com/svcplane/svcplane/internal/pki"
@@ -97,5 +105,46 @@ func TestHeartbeatWorkersScaleWithNodes(t *testing.T) {
 		if got := heartbeatWorkers(n); got != want {
 			t.Errorf("heartbeatWorkers(%d) = %d, want %d", n, got, want)
 		}
+	}
+}
+
+// TestNodeClientsConnections: the pod and heartbeat clients share one
+// connection, the watch client has one of its own.
+func TestNodeClientsConnections(t *testing.T) {
+	var mu sync.Mutex
+	conns := 0
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(`{"kind":"PodList","apiVersion":"v1","metadata":{},"items":[]}`))
+	}))
+	srv.EnableHTTP2 = true
+	srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+		if s == http.StateNew {
+			mu.Lock()
+			conns++
+			mu.Unlock()
+		}
+	}
+	srv.StartTLS()
+	defer srv.Close()
+	ca := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw})
+	cfg := &rest.Config{Host: srv.URL, TLSClientConfig: rest.TLSClientConfig{CAData: ca}}
+	o := &NodeOptions{QPS: 100, Burst: 100}
+	pods, heartbeats, watches, err := o.clients(cfg, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	count := func() int {
+		mu.Lock()
+		defer mu.Unlock()
+		return conns
+	}
+	for i, c := range []kubernetes.Interface{pods, heartbeats, watches} {
+		if _, err := c.CoreV1().Pods("").List(context.Background(), metav1.ListOptions{}); err != nil {
+			t.Fatalf("client %d: %v", i, err)
+		}
+	}
+	if got := count(); got != 2 {
+		t.Errorf("connections: %d, want 2 (pods and heartbeats on one, watches on its own)", got)
 	}
 }
