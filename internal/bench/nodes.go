@@ -68,6 +68,24 @@ type benchRun struct {
 	procPeak                []int64
 	readyzOK, readyzFail    int
 	maxNotReady, lastNotRdy int
+	// since is when the current phase's sampling began; firstNotReady
+	// tells when (after since) and which nodes were first seen NotReady.
+	since         time.Time
+	firstNotReady string
+}
+
+// sawNotReady records the first NotReady sample since run.since: the
+// time into the phase and up to three node names. Callers hold run.mu.
+func (run *benchRun) sawNotReady(now time.Time, names []string) {
+	if run.firstNotReady != "" || len(names) == 0 {
+		return
+	}
+	shown := names[:min(3, len(names))]
+	desc := fmt.Sprintf("%.0fs in: %s", now.Sub(run.since).Seconds(), strings.Join(shown, ", "))
+	if more := len(names) - len(shown); more > 0 {
+		desc += fmt.Sprintf(" (+%d)", more)
+	}
+	run.firstNotReady = desc
 }
 
 // Nodes runs o.Nodes simulated nodes in one `svcplane node` process on a
@@ -166,7 +184,7 @@ func nodesOnce(out, progressOut io.Writer, o NodesConfig, side string, bins upst
 	procs := c.server.procs()
 	res.before = procsRSS(procs)
 	fmt.Fprintf(out, "server RSS before the pods %s\n", describeRSS(procs, res.before))
-	run := &benchRun{}
+	run := &benchRun{since: time.Now()}
 	go monitorBench(ctx, run, c.client, nodes, c.agent.Process.Pid, procs)
 	if err := podsToReady(ctx, out, p, c, &o, names, tracker, run, res); err != nil {
 		return nil, err
@@ -285,7 +303,7 @@ func podsToReady(ctx context.Context, out io.Writer, p *progress, c *cluster, o 
 	}
 	if o.Hold > 0 {
 		run.mu.Lock()
-		run.maxNotReady = 0
+		run.maxNotReady, run.since, run.firstNotReady = 0, time.Now(), ""
 		run.mu.Unlock()
 		p.phase("holding "+o.Hold.String()+" to watch heartbeats", run.counts)
 		time.Sleep(o.Hold)
@@ -327,8 +345,12 @@ func (run *benchRun) counts() string {
 func report(out io.Writer, run *benchRun, when string) {
 	run.mu.Lock()
 	defer run.mu.Unlock()
-	fmt.Fprintf(out, "%s: agent max RSS %.0f MB, server max RSS %.0f MB, /readyz %d×200 %d×failed, NotReady nodes max %d (now %d)\n",
-		when, mb(run.agentRSS), mb(run.serverRSS), run.readyzOK, run.readyzFail, run.maxNotReady, run.lastNotRdy)
+	first := ""
+	if run.firstNotReady != "" {
+		first = "; first NotReady " + run.firstNotReady
+	}
+	fmt.Fprintf(out, "%s: agent max RSS %.0f MB, server max RSS %.0f MB, /readyz %d×200 %d×failed, NotReady nodes max %d (now %d%s)\n",
+		when, mb(run.agentRSS), mb(run.serverRSS), run.readyzOK, run.readyzFail, run.maxNotReady, run.lastNotRdy, first)
 }
 
 func pct(sorted []time.Duration, p int) float64 {
@@ -410,11 +432,11 @@ func monitorBench(ctx context.Context, run *benchRun, client kubernetes.Interfac
 		rctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 		err := client.Discovery().RESTClient().Get().AbsPath("/readyz").Do(rctx).Error()
 		cancel()
-		notReady := 0
+		var notReady []string
 		list, _ := nodes.List(everything())
 		for _, n := range list {
 			if !nodeIsReady(n) {
-				notReady++
+				notReady = append(notReady, n.Name)
 			}
 		}
 		run.mu.Lock()
@@ -430,7 +452,9 @@ func monitorBench(ctx context.Context, run *benchRun, client kubernetes.Interfac
 		} else {
 			run.readyzFail++
 		}
-		run.maxNotReady, run.lastNotRdy = max(run.maxNotReady, notReady), notReady
+		run.maxNotReady, run.lastNotRdy = max(run.maxNotReady, len(notReady)), len(notReady)
+		slices.Sort(notReady)
+		run.sawNotReady(time.Now(), notReady)
 		run.mu.Unlock()
 		return nil
 	})

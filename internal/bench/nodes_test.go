@@ -42,3 +42,17 @@ func TestWaitNodesReadyFailsOnCIDRNotAvailable(t *testing.T) {
 		t.Fatalf("without the event: %v", err)
 	}
 }
+
+func TestSawNotReadyKeepsTheFirst(t *testing.T) {
+	t0 := time.Unix(100, 0)
+	run := &benchRun{since: t0}
+	run.sawNotReady(t0.Add(time.Second), nil)
+	if run.firstNotReady != "" {
+		t.Fatalf("no NotReady node: %q", run.firstNotReady)
+	}
+	run.sawNotReady(t0.Add(12*time.Second), []string{"a", "b", "c", "d", "e"})
+	run.sawNotReady(t0.Add(20*time.Second), []string{"z"})
+	if want := "12s in: a, b, c (+2)"; run.firstNotReady != want {
+		t.Errorf("got %q, want %q", run.firstNotReady, want)
+	}
+}
