@@ -8,6 +8,8 @@ import (
 
 	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
+
+	"github.com/svcplane/svcplane/internal/bootstrap/periodic"
 )
 
 // Stats is what Releaser reads of the heap.
@@ -55,16 +57,10 @@ func New() *Releaser {
 // Run checks until ctx ends.
 func (r *Releaser) Run(ctx context.Context) {
 	last := r.Read()
-	t := r.Clock.NewTicker(r.Interval)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C():
-		}
+	periodic.Run(ctx, r.Clock, r.Interval, nil, "Checking idle heap memory", func(context.Context) error {
 		last = r.check(last)
-	}
+		return nil
+	})
 }
 
 // check releases if the interval since last was quiet and the slack has
