@@ -13,6 +13,8 @@ import (
 	"k8s.io/apiserver/pkg/storage/storagebackend"
 	"k8s.io/apiserver/pkg/storage/storagebackend/factory"
 	"k8s.io/client-go/tools/cache"
+
+	"github.com/svcplane/svcplane/internal/apiserver/versionshare"
 )
 
 var errClosed = errors.New("embedded etcd storage is closed")
@@ -33,7 +35,9 @@ func (b *Backend) Cached(c *storagebackend.ConfigForResource, resourcePrefix str
 		return nil, nil, err
 	}
 	cacher, err := cacherstorage.NewCacherFromConfig(cacherstorage.Config{
-		Storage:             s,
+		// The reflector's objects share memory between the versions the
+		// cache holds; the delegator below serves and writes through s.
+		Storage:             versionshare.Wrap(s),
 		Versioner:           storage.APIObjectVersioner{},
 		GroupResource:       c.GroupResource,
 		EventsHistoryWindow: c.EventsHistoryWindow,
