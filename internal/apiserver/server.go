@@ -41,6 +41,7 @@ import (
 	"github.com/svcplane/svcplane/internal/apiserver/inflight"
 	"github.com/svcplane/svcplane/internal/apiserver/localetcd"
 	"github.com/svcplane/svcplane/internal/apiserver/openapi"
+	"github.com/svcplane/svcplane/internal/apiserver/versionshare"
 	"github.com/svcplane/svcplane/internal/auth/bootstrappolicy"
 	"github.com/svcplane/svcplane/internal/datadir"
 	"github.com/svcplane/svcplane/internal/diskguard"
@@ -472,10 +473,11 @@ func (s *Server) Close() {
 }
 
 // wrapStorage is getter with the embedded member's in-process storage
-// (localetcd), or getter itself with --etcd-servers.
+// (localetcd), or with --etcd-servers getter's storage; with either, the
+// versions in a watch cache share memory (versionshare).
 func (s *Server) wrapStorage(getter genericregistry.RESTOptionsGetter) genericregistry.RESTOptionsGetter {
 	if s.local == nil {
-		return getter
+		return versionshare.WrapGetter(getter)
 	}
 	return s.local.Wrap(getter)
 }

@@ -11,6 +11,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/apiserver/pkg/storage"
 	"k8s.io/apiserver/pkg/storage/storagebackend"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
@@ -43,9 +45,14 @@ func TestCachedServesEachVersionAsWritten(t *testing.T) {
 	if err := up.Create(ctx, key("v"), c, first, 0); err != nil {
 		t.Fatal(err)
 	}
-	w, err := cached.Watch(ctx, "/configmaps/ns", storage.ListOptions{ResourceVersion: first.ResourceVersion, Recursive: true, Predicate: storage.Everything})
-	if err != nil {
-		t.Fatal(err)
+	// The cache answers once its reflector has listed.
+	var w watch.Interface
+	if err := wait.PollUntilContextTimeout(ctx, 10*time.Millisecond, 10*time.Second, true, func(context.Context) (bool, error) {
+		var err error
+		w, err = cached.Watch(ctx, "/configmaps/ns", storage.ListOptions{ResourceVersion: first.ResourceVersion, Recursive: true, Predicate: storage.Everything})
+		return err == nil, nil
+	}); err != nil {
+		t.Fatal("the watch cache did not become ready:", err)
 	}
 	defer w.Stop()
 	var want []string

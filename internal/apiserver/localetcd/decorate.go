@@ -2,14 +2,11 @@ package localetcd
 
 import (
 	"errors"
-	"reflect"
-	"sync"
 
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apiserver/pkg/registry/generic"
 	"k8s.io/apiserver/pkg/storage"
-	cacherstorage "k8s.io/apiserver/pkg/storage/cacher"
 	"k8s.io/apiserver/pkg/storage/storagebackend"
 	"k8s.io/apiserver/pkg/storage/storagebackend/factory"
 	"k8s.io/client-go/tools/cache"
@@ -27,42 +24,15 @@ func (b *Backend) Undecorated(c *storagebackend.ConfigForResource, resourcePrefi
 
 // Cached is k8s.io/apiserver's StorageWithCacher over b: the watch cache
 // with the store under it, and the delegator that picks one of them per
-// request.
+// request (versionshare.NewCached: the versions the cache holds share
+// memory).
 func (b *Backend) Cached(c *storagebackend.ConfigForResource, resourcePrefix string, keyFunc func(runtime.Object) (string, error),
 	newFunc, newListFunc func() runtime.Object, getAttrs storage.AttrFunc, triggers storage.IndexerFuncs, indexers *cache.Indexers) (storage.Interface, factory.DestroyFunc, error) {
 	s, destroyStore, err := b.Raw(c, newFunc, newListFunc, resourcePrefix)
 	if err != nil {
 		return nil, nil, err
 	}
-	cacher, err := cacherstorage.NewCacherFromConfig(cacherstorage.Config{
-		// The reflector's objects share memory between the versions the
-		// cache holds; the delegator below serves and writes through s.
-		Storage:             versionshare.Wrap(s),
-		Versioner:           storage.APIObjectVersioner{},
-		GroupResource:       c.GroupResource,
-		EventsHistoryWindow: c.EventsHistoryWindow,
-		ResourcePrefix:      resourcePrefix,
-		KeyFunc:             keyFunc,
-		NewFunc:             newFunc,
-		NewListFunc:         newListFunc,
-		GetAttrsFunc:        getAttrs,
-		IndexerFuncs:        triggers,
-		Indexers:            indexers,
-		Codec:               c.Codec,
-	})
-	if err != nil {
-		destroyStore()
-		return nil, nil, err
-	}
-	delegator := cacherstorage.NewCacheDelegator(cacher, s)
-	var once sync.Once
-	return delegator, func() {
-		once.Do(func() {
-			delegator.Stop()
-			cacher.Stop()
-			destroyStore()
-		})
-	}, nil
+	return versionshare.NewCached(c, s, destroyStore, resourcePrefix, keyFunc, newFunc, newListFunc, getAttrs, triggers, indexers)
 }
 
 // Wrap returns a getter whose options are getter's with the storage made
@@ -83,7 +53,7 @@ func (w wrapped) GetRESTOptions(resource schema.GroupResource, example runtime.O
 	if err != nil {
 		return opts, err
 	}
-	if isUndecorated(opts.Decorator) {
+	if versionshare.IsUndecorated(opts.Decorator) {
 		opts.Decorator = w.b.Undecorated
 	} else {
 		opts.Decorator = w.b.Cached
@@ -94,8 +64,4 @@ func (w wrapped) GetRESTOptions(resource schema.GroupResource, example runtime.O
 // RawStorage is generic.NewRawStorage for the options w gives.
 func (w wrapped) RawStorage(c *storagebackend.ConfigForResource, newFunc, newListFunc func() runtime.Object, resourcePrefix string) (storage.Interface, factory.DestroyFunc, error) {
 	return w.b.Raw(c, newFunc, newListFunc, resourcePrefix)
-}
-
-func isUndecorated(d generic.StorageDecorator) bool {
-	return d == nil || reflect.ValueOf(d).Pointer() == reflect.ValueOf(generic.UndecoratedStorage).Pointer()
 }

@@ -1,0 +1,86 @@
+package versionshare
+
+import (
+	"reflect"
+	"sync"
+
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apiserver/pkg/registry/generic"
+	"k8s.io/apiserver/pkg/storage"
+	cacherstorage "k8s.io/apiserver/pkg/storage/cacher"
+	"k8s.io/apiserver/pkg/storage/storagebackend"
+	"k8s.io/apiserver/pkg/storage/storagebackend/factory"
+	"k8s.io/client-go/tools/cache"
+)
+
+// NewCached builds the watch cache over s as k8s.io/apiserver's
+// StorageWithCacher does (the cacher, and the delegator that picks it or
+// s per request), with one difference: the cache's reflector reads s
+// through Wrap. destroy releases s; the returned DestroyFunc stops the
+// cache and then calls it.
+func NewCached(c *storagebackend.ConfigForResource, s storage.Interface, destroy factory.DestroyFunc, resourcePrefix string,
+	keyFunc func(runtime.Object) (string, error), newFunc, newListFunc func() runtime.Object,
+	getAttrs storage.AttrFunc, triggers storage.IndexerFuncs, indexers *cache.Indexers) (storage.Interface, factory.DestroyFunc, error) {
+	cacher, err := cacherstorage.NewCacherFromConfig(cacherstorage.Config{
+		Storage:             Wrap(s),
+		Versioner:           storage.APIObjectVersioner{},
+		GroupResource:       c.GroupResource,
+		EventsHistoryWindow: c.EventsHistoryWindow,
+		ResourcePrefix:      resourcePrefix,
+		KeyFunc:             keyFunc,
+		NewFunc:             newFunc,
+		NewListFunc:         newListFunc,
+		GetAttrsFunc:        getAttrs,
+		IndexerFuncs:        triggers,
+		Indexers:            indexers,
+		Codec:               c.Codec,
+	})
+	if err != nil {
+		destroy()
+		return nil, nil, err
+	}
+	delegator := cacherstorage.NewCacheDelegator(cacher, s)
+	var once sync.Once
+	return delegator, func() {
+		once.Do(func() {
+			delegator.Stop()
+			cacher.Stop()
+			destroy()
+		})
+	}, nil
+}
+
+// StorageWithCacher is k8s.io/apiserver's decorator of the same name
+// built with NewCached: the watch cache over generic.NewRawStorage.
+func StorageWithCacher(c *storagebackend.ConfigForResource, resourcePrefix string, keyFunc func(runtime.Object) (string, error),
+	newFunc, newListFunc func() runtime.Object, getAttrs storage.AttrFunc, triggers storage.IndexerFuncs, indexers *cache.Indexers) (storage.Interface, factory.DestroyFunc, error) {
+	s, destroy, err := generic.NewRawStorage(c, newFunc, newListFunc, resourcePrefix)
+	if err != nil {
+		return nil, nil, err
+	}
+	return NewCached(c, s, destroy, resourcePrefix, keyFunc, newFunc, newListFunc, getAttrs, triggers, indexers)
+}
+
+// IsUndecorated tells a getter's decorator that gives a resource no
+// watch cache (generic.UndecoratedStorage, or none) from one that does.
+func IsUndecorated(d generic.StorageDecorator) bool {
+	return d == nil || reflect.ValueOf(d).Pointer() == reflect.ValueOf(generic.UndecoratedStorage).Pointer()
+}
+
+// WrapGetter returns a getter whose options are getter's, with every
+// watch cache built by StorageWithCacher (a resource without one keeps
+// its decorator).
+func WrapGetter(getter generic.RESTOptionsGetter) generic.RESTOptionsGetter {
+	return wrappedGetter{getter}
+}
+
+type wrappedGetter struct{ getter generic.RESTOptionsGetter }
+
+func (w wrappedGetter) GetRESTOptions(resource schema.GroupResource, example runtime.Object) (generic.RESTOptions, error) {
+	opts, err := w.getter.GetRESTOptions(resource, example)
+	if err == nil && !IsUndecorated(opts.Decorator) {
+		opts.Decorator = StorageWithCacher
+	}
+	return opts, err
+}
