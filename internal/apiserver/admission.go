@@ -90,9 +90,16 @@ func newAdmission(c *genericapiserver.RecommendedConfig, client kubernetes.Inter
 		return nil, err
 	}
 	authWrapper := webhook.NewDefaultAuthenticationInfoResolverWrapper(nil, nil, c.LoopbackClientConfig, c.TracerProvider)
+	// The admission policy plugins run their informers and the mutating
+	// one's /openapi/v3 poll (every 5 s) until this closes. kube-apiserver
+	// gives them DrainedNotify; a poll that started before the drain then
+	// meets the closed listener and logs "failed to fetch openapi paths"
+	// as the server stops. Stopping them when the shutdown starts, the
+	// requests still draining are admitted with the policies already
+	// loaded.
 	return buildAdmission(plugins, admission.PluginInitializers{
 		initializer.NewAPIServerIDInitializer(c.APIServerID),
-		initializer.New(client, dyn, f, c.Authorization.Authorizer, utilfeature.DefaultFeatureGate, c.EffectiveVersion, c.DrainedNotify(), mapper),
+		initializer.New(client, dyn, f, c.Authorization.Authorizer, utilfeature.DefaultFeatureGate, c.EffectiveVersion, c.ShutdownInitiatedNotify(), mapper),
 		webhookinit.NewPluginInitializer(authWrapper, resolver),
 		excludedResources(exclusion.Excluded()),
 	})

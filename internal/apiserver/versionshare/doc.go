@@ -18,4 +18,9 @@
 // only its parts are no longer copies. The watch cache never changes the
 // objects it holds (it hands out copies to anything that writes), which
 // is what makes sharing between its versions safe.
+//
+// NewCached builds the watch cache as k8s.io/apiserver's StorageWithCacher
+// does, with Wrap under its reflector; localetcd uses it for the embedded
+// member, and WrapGetter puts StorageWithCacher (the same over
+// generic.NewRawStorage) in a getter's options for --etcd-servers.
 package versionshare
