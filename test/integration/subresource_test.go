@@ -138,9 +138,12 @@ func TestNamespaceLifecycle(t *testing.T) {
 		held, errH := c.CoreV1().ConfigMaps(ns).Get(ctx, "held", metav1.GetOptions{})
 		return apierrors.IsNotFound(errS) && apierrors.IsNotFound(errP) && errH == nil && held.DeletionTimestamp != nil
 	})
-	if _, err := c.NetworkingV1().IPAddresses().Get(ctx, svc.Spec.ClusterIP, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
-		t.Fatalf("IP of a Service deleted with its namespace not released: %v", err)
-	}
+	// The IP is released after the Service's delete has committed (the
+	// store's AfterDelete), so a reader may see the Service gone first.
+	eventually(t, "the IP of the Service deleted with its namespace to be released", func() bool {
+		_, err := c.NetworkingV1().IPAddresses().Get(ctx, svc.Spec.ClusterIP, metav1.GetOptions{})
+		return apierrors.IsNotFound(err)
+	})
 	eventually(t, "the ContentRemaining and FinalizersRemaining conditions", func() bool {
 		got := get(c.CoreV1().Namespaces().Get(ctx, ns, metav1.GetOptions{}))(t)
 		var remaining, fins string
