@@ -37,6 +37,7 @@ func (c *Controller) updateStatus(ctx context.Context, rs *appsv1.ReplicaSet, po
 		st.Conditions = nil
 	}
 	if equalStatus(rs.Status, st) {
+		c.resyncIfNotAvailable(rs, st)
 		return nil
 	}
 	rs = rs.DeepCopy()
@@ -45,10 +46,23 @@ func (c *Controller) updateStatus(ctx context.Context, rs *appsv1.ReplicaSet, po
 	if apierrors.IsNotFound(err) {
 		return nil
 	}
-	if err == nil && rs.Spec.MinReadySeconds > 0 && st.ReadyReplicas != st.AvailableReplicas {
-		c.queue.AddAfter(rs.Namespace+"/"+rs.Name, time.Duration(rs.Spec.MinReadySeconds)*time.Second)
+	if err == nil {
+		c.resyncIfNotAvailable(rs, st)
 	}
 	return err
+}
+
+// resyncIfNotAvailable looks at rs again MinReadySeconds later while some
+// of its ready pods are not yet available: no event says when one
+// becomes so. It does so whether or not this sync wrote the status
+// (upstream resyncs after every sync, "a last line of defense against
+// clock skew"): a resync that finds the pod not yet available (its Ready
+// transition time is kept to the second) and the status therefore
+// unchanged must still come back.
+func (c *Controller) resyncIfNotAvailable(rs *appsv1.ReplicaSet, st appsv1.ReplicaSetStatus) {
+	if rs.Spec.MinReadySeconds > 0 && st.ReadyReplicas != st.AvailableReplicas {
+		c.queue.AddAfter(rs.Namespace+"/"+rs.Name, time.Duration(rs.Spec.MinReadySeconds)*time.Second)
+	}
 }
 
 func availableSince(p *corev1.Pod, minReady int32, now time.Time) bool {
