@@ -277,8 +277,11 @@ func (p *pod) runOnce(c *ctr) int32 {
 	p.changed()
 	probes := p.startProbes(ctx, c, kill)
 	code := prog(ctx, &procIO{pod: p, ctr: c, stdout: logw, stderr: logw})
-	if code == 0 && ctx.Err() != nil && p.term.Err() == nil {
-		code = 137 // killed (failed liveness probe), as SIGKILL would end it
+	if ctx.Err() != nil && p.term.Err() == nil {
+		// Killed (a failed probe), as SIGKILL ends a process: 137 whatever
+		// the program returned on its way out (netexec killed while it
+		// still binds its ports returns 1).
+		code = 137
 	}
 	kill()
 	logw.close()
