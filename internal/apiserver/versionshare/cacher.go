@@ -16,14 +16,17 @@ import (
 
 // NewCached builds the watch cache over s as k8s.io/apiserver's
 // StorageWithCacher does (the cacher, and the delegator that picks it or
-// s per request), with one difference: the cache's reflector reads s
-// through Wrap. destroy releases s; the returned DestroyFunc stops the
-// cache and then calls it.
+// s per request), with two differences: the cache's reflector reads s
+// through Wrap, and an object version's field set equal to the version
+// before's is that version's map (the cache keeps one per version it
+// holds). destroy releases s; the returned DestroyFunc stops the cache and
+// then calls it.
 func NewCached(c *storagebackend.ConfigForResource, s storage.Interface, destroy factory.DestroyFunc, resourcePrefix string,
 	keyFunc func(runtime.Object) (string, error), newFunc, newListFunc func() runtime.Object,
 	getAttrs storage.AttrFunc, triggers storage.IndexerFuncs, indexers *cache.Indexers) (storage.Interface, factory.DestroyFunc, error) {
+	reflected := newSharing(s)
 	cacher, err := cacherstorage.NewCacherFromConfig(cacherstorage.Config{
-		Storage:             Wrap(s),
+		Storage:             reflected,
 		Versioner:           storage.APIObjectVersioner{},
 		GroupResource:       c.GroupResource,
 		EventsHistoryWindow: c.EventsHistoryWindow,
@@ -31,7 +34,7 @@ func NewCached(c *storagebackend.ConfigForResource, s storage.Interface, destroy
 		KeyFunc:             keyFunc,
 		NewFunc:             newFunc,
 		NewListFunc:         newListFunc,
-		GetAttrsFunc:        getAttrs,
+		GetAttrsFunc:        reflected.attrs(getAttrs),
 		IndexerFuncs:        triggers,
 		Indexers:            indexers,
 		Codec:               c.Codec,

@@ -1,4 +1,4 @@
-package versionshare
+package objshare
 
 import (
 	"reflect"
@@ -8,10 +8,12 @@ var byteSliceType = reflect.TypeOf([]byte(nil))
 
 // Share makes cur use prev's memory wherever the two hold equal values: a
 // pointer, slice or map whose contents are equal is replaced by prev's; an
-// unequal one is descended into, field by field and (at equal lengths)
-// element by element. Equal strings share prev's bytes. cur and prev must
-// be pointers to the same type; cur's values are unchanged (only where its
-// memory lies), prev is not written. Maps are shared whole or not at all,
+// unequal one is descended into, field by field and element by element
+// (over the elements both slices have). Equal strings share prev's bytes.
+// An unequal slice with spare capacity is given an array of its own length.
+// cur and prev must be pointers to the same type, and cur must be held by
+// no one else during the call (a freshly decoded object); cur's values are
+// unchanged (only where its memory lies), prev is not written. Maps are shared whole or not at all,
 // and only exported fields are visited (a struct with unexported fields,
 // such as resource.Quantity, is shared through the map, slice or pointer
 // that holds it).
@@ -55,11 +57,12 @@ func share(cur, prev reflect.Value) {
 	}
 }
 
-// shareSlice shares an equal slice whole, and an unequal one of the same
-// length element by element.
+// shareSlice shares an equal slice whole, and an unequal one element by
+// element over the length both have. An unequal slice with spare capacity
+// (decoding grows slices by append) first gets an array of its own length.
 func shareSlice(cur, prev reflect.Value) {
 	n := cur.Len()
-	if n == 0 || prev.Len() == 0 || (cur.Pointer() == prev.Pointer() && n == prev.Len()) {
+	if n == 0 || prev.Len() == 0 || cur.Pointer() == prev.Pointer() {
 		return
 	}
 	if cur.Type() == byteSliceType {
@@ -68,15 +71,17 @@ func shareSlice(cur, prev reflect.Value) {
 		}
 		return
 	}
-	if n != prev.Len() {
-		return
-	}
-	if reflect.DeepEqual(cur.Interface(), prev.Interface()) {
+	if n == prev.Len() && reflect.DeepEqual(cur.Interface(), prev.Interface()) {
 		// Capped, so that an append to cur can never write into prev.
 		cur.Set(prev.Slice3(0, n, n))
 		return
 	}
-	for i := range n {
+	if cur.Cap() > n {
+		exact := reflect.MakeSlice(cur.Type(), n, n)
+		reflect.Copy(exact, cur)
+		cur.Set(exact)
+	}
+	for i := range min(n, prev.Len()) {
 		share(cur.Index(i), prev.Index(i))
 	}
 }
