@@ -13,6 +13,7 @@ import (
 
 	"github.com/svcplane/svcplane/internal/auth/node"
 	"github.com/svcplane/svcplane/internal/auth/rbac"
+	"github.com/svcplane/svcplane/internal/informerutil"
 )
 
 // Groups and users svcplane's credentials use, as in upstream's default
@@ -135,10 +136,11 @@ func newAuthorizers(modes []string, f informers.SharedInformerFactory) (*authori
 // newNodeAuthorizer is the Node mode: upstream's Node authorizer
 // (internal/auth/node), its graph fed by f's pods informer, which only the
 // graph, NodeRestriction and the service account token authenticator read
-// (so it keeps of each pod only what they read: node.TrimPod).
+// (so it keeps of each pod only what they read: node.TrimPod, sibling pods
+// sharing what they hold in common: informerutil.ShareSiblings).
 func newNodeAuthorizer(f informers.SharedInformerFactory) (*node.Authorizer, error) {
 	pods := f.Core().V1().Pods()
-	if err := pods.Informer().SetTransform(node.TrimPod); err != nil {
+	if err := pods.Informer().SetTransform(informerutil.ShareSiblings(node.TrimPod)); err != nil {
 		return nil, err
 	}
 	g := node.NewGraph()

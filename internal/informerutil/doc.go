@@ -4,5 +4,7 @@
 // theirs (managedFields are often the largest part of an object and no
 // controller reads them), and the controller manager's transform, which
 // also drops the pod fields none of svcplane's controllers reads
-// (TrimPodForControllers).
+// (TrimPodForControllers); and ShareSiblings, which makes the pods of one
+// controller or namespace share the memory of what they hold in common
+// (objshare).
 package informerutil

@@ -315,8 +315,9 @@ func runLeading(ctx context.Context, lock resourcelock.Interface, identity strin
 				}
 				// As kube-controller-manager: no controller reads managedFields;
 				// nor pods' volumes and containers' details (ForControllers).
+				// Sibling pods share what they hold in common (ShareSiblings).
 				deps.root.Informers = informers.NewSharedInformerFactoryWithOptions(deps.root.Client, 10*time.Minute,
-					informers.WithTransform(informerutil.ForControllers))
+					informers.WithTransform(informerutil.ShareSiblings(informerutil.ForControllers)))
 				for _, c := range controllers {
 					c.Start(ctx, deps.get(c))
 				}
