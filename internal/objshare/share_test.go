@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/svcplane/svcplane/internal/objshare/objsharetest"
@@ -117,5 +118,59 @@ func TestShareSlicesOfOtherLengths(t *testing.T) {
 	}
 	if !objsharetest.SameString(string(cur.Status.Conditions[1].Type), string(prev.Status.Conditions[1].Type)) {
 		t.Error("the condition both versions have does not share its type")
+	}
+}
+
+// share's walk reports equality as reflect.DeepEqual does.
+func TestShareReportsEqualityAsDeepEqual(t *testing.T) {
+	base := func() *corev1.Pod { return podVersion("1", true) }
+	with := func(change func(*corev1.Pod)) *corev1.Pod { p := base(); change(p); return p }
+	for name, prev := range map[string]*corev1.Pod{
+		"equal":             base(),
+		"other version":     podVersion("2", true),
+		"sibling":           objsharetest.Pod("q", "1", true),
+		"labels empty":      with(func(p *corev1.Pod) { p.Labels = map[string]string{} }),
+		"labels nil":        with(func(p *corev1.Pod) { p.Labels = nil }),
+		"label value":       with(func(p *corev1.Pod) { p.Labels["app"] = "db" }),
+		"finalizers empty":  with(func(p *corev1.Pod) { p.Finalizers = []string{} }),
+		"annotations empty": with(func(p *corev1.Pod) { p.Annotations = map[string]string{} }),
+		"quantity": with(func(p *corev1.Pod) {
+			p.Spec.Containers[0].Resources.Requests[corev1.ResourceCPU] = resource.MustParse("0.1")
+		}),
+		"condition time":      with(func(p *corev1.Pod) { p.Status.Conditions[0].LastTransitionTime = metav1.Unix(1, 0) }),
+		"deletion time":       with(func(p *corev1.Pod) { p.DeletionTimestamp = &metav1.Time{} }),
+		"grace period":        with(func(p *corev1.Pod) { p.Spec.TerminationGracePeriodSeconds = new(int64(30)) }),
+		"one more condition":  with(func(p *corev1.Pod) { p.Status.Conditions = append(p.Status.Conditions, corev1.PodCondition{Type: "X"}) }),
+		"one fewer container": with(func(p *corev1.Pod) { p.Spec.Containers = nil }),
+		"managed fields raw":  with(func(p *corev1.Pod) { p.ManagedFields[0].FieldsV1.Raw = []byte(`{}`) }),
+	} {
+		t.Run(name, func(t *testing.T) {
+			// DeepCopy rather than protobuf, which keeps no empty map or slice.
+			cur, prev := base().DeepCopy(), prev.DeepCopy()
+			want := cur.DeepCopy()
+			wantEqual := reflect.DeepEqual(cur, prev)
+			if got := share(reflect.ValueOf(cur).Elem(), reflect.ValueOf(prev).Elem()); got != wantEqual {
+				t.Errorf("share reported equal %v, reflect.DeepEqual %v", got, wantEqual)
+			}
+			if !reflect.DeepEqual(cur, want) {
+				t.Errorf("values changed:\n got %+v\nwant %+v", cur, want)
+			}
+		})
+	}
+}
+
+// The cost of sharing a new version of a pod with the previous one.
+func BenchmarkShareVersion(b *testing.B) {
+	prev := objsharetest.Decoded(b, podVersion("1", false))
+	raw, err := podVersion("2", true).Marshal()
+	if err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		cur := &corev1.Pod{}
+		if err := cur.Unmarshal(raw); err != nil {
+			b.Fatal(err)
+		}
+		Share(cur, prev)
 	}
 }
