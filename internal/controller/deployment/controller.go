@@ -125,7 +125,8 @@ func (c *Controller) syncResize(ctx context.Context, d *appsv1.Deployment, newRS
 	return c.updateStatus(ctx, d, newRS, old)
 }
 
-// replicaSets returns the ReplicaSets d controls, adopting matching orphans.
+// replicaSets returns copies of the ReplicaSets d controls, adopting
+// matching orphans.
 func (c *Controller) replicaSets(ctx context.Context, d *appsv1.Deployment, selector labels.Selector) ([]*appsv1.ReplicaSet, error) {
 	all, err := c.sets.ReplicaSets(d.Namespace).List(labels.Everything())
 	if err != nil {
@@ -136,7 +137,10 @@ func (c *Controller) replicaSets(ctx context.Context, d *appsv1.Deployment, sele
 		ref := metav1.GetControllerOf(rs)
 		switch {
 		case ref != nil && ref.UID == d.UID:
-			out = append(out, rs)
+			// A copy: the sync writes the server's answers into the
+			// ReplicaSets it scales (scale, stampRevision), and the
+			// lister's must stay as its watch left them.
+			out = append(out, rs.DeepCopy())
 		case ref == nil && selector.Matches(labels.Set(rs.Labels)) && rs.DeletionTimestamp == nil:
 			rs = rs.DeepCopy()
 			rs.OwnerReferences = append(rs.OwnerReferences, controllerRef(d))

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -160,6 +161,22 @@ func TestRollingUpdateKeepsWithinSurgeAndUnavailable(t *testing.T) {
 	// stay available: the old one goes to 8.
 	f.expect("create replicasets "+newName+"=3",
 		"update replicasets "+old.Name+"=8", "update deployments/status web")
+}
+
+// The ReplicaSets a sync scales are its own copies, not the lister's
+// (client-go's rule; KUBE_CACHE_MUTATION_DETECTOR found the controller
+// writing the server's answer over the cached one).
+func TestSyncLeavesTheListersReplicaSetsAlone(t *testing.T) {
+	d := deploymentOf(10, "v2")
+	old := rsOf(d, "v1", 10, 10, 1, 100)
+	want := old.DeepCopy()
+	f := newFixture(t, d, old)
+	f.sync("ns/web")
+	f.expect("create replicasets "+rsOf(d, "v2", 0, 0, 2, 0).Name+"=3",
+		"update replicasets "+old.Name+"=8", "update deployments/status web")
+	if !equality.Semantic.DeepEqual(old, want) {
+		t.Errorf("the sync changed the lister's ReplicaSet:\n got %+v\nwant %+v", old, want)
+	}
 }
 
 // TestProportionalScaling is the example of the Deployment docs: 10
