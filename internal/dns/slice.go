@@ -61,10 +61,15 @@ func compactSlice(es *discoveryv1.EndpointSlice) *slice {
 // GetObjectKind: a slice carries no type metadata.
 func (s *slice) GetObjectKind() schema.ObjectKind { return schema.EmptyObjectKind }
 
-// DeepCopyObject copies s (the informer's store may ask).
+// DeepCopyObject copies s (the informer's store may ask), reflect.DeepEqual
+// to it: an empty non-nil rows stays so (client-go's cache mutation
+// detector compares a copy with the cached object).
 func (s *slice) DeepCopyObject() runtime.Object {
 	c := *s
 	s.ObjectMeta.DeepCopyInto(&c.ObjectMeta)
-	c.rows = append([]sliceRow(nil), s.rows...)
+	if s.rows != nil {
+		c.rows = make([]sliceRow, len(s.rows))
+		copy(c.rows, s.rows)
+	}
 	return &c
 }
