@@ -107,7 +107,9 @@ func New(cfg Config) (*Agent, error) {
 	nodeFactory := informers.NewSharedInformerFactoryWithOptions(cfg.WatchClient, 0, nodeOpts...)
 	podInf := a.informers.Core().V1().Pods().Informer()
 	nodeInf := nodeFactory.Core().V1().Nodes().Informer()
-	_ = podInf.SetTransform(informerutil.DropManagedFields)
+	// Sibling pods share what they hold in common (ShareSiblings): the
+	// agent reads its pods and writes only copies of them.
+	_ = podInf.SetTransform(informerutil.ShareSiblings(informerutil.DropManagedFields))
 	_ = podInf.AddIndexers(cache.Indexers{podNodeIndex: func(obj interface{}) ([]string, error) {
 		return []string{obj.(*corev1.Pod).Spec.NodeName}, nil
 	}})
