@@ -19,8 +19,9 @@ import (
 // the objects its lists and watches return share memory (objshare.Share)
 // with the version of the same object seen before them or, for an object
 // seen first, with the last object of its objshare.Group (a sibling).
-// Every other call goes to s unchanged. Give the watch cache's delegator s itself, so that requests
-// the cache does not serve, and all writes, never meet shared objects.
+// Every other call goes to s unchanged. Give the watch cache's delegator
+// s itself, so that requests the cache does not serve, and all writes,
+// never meet shared objects.
 func Wrap(s storage.Interface) storage.Interface {
 	return newSharing(s)
 }
@@ -88,6 +89,9 @@ func (s *sharing) observe(e watch.Event) {
 	case watch.Added, watch.Modified:
 		s.shareLocked(e.Object, s.last, e.Type == watch.Added)
 	case watch.Deleted:
+		// An object whose group changed since it was added (an orphaned
+		// pod) leaves its old group naming a gone key: no sibling there
+		// until the group's next addition.
 		if m, err := meta.Accessor(e.Object); err == nil {
 			k := objectKey{m.GetNamespace(), m.GetName()}
 			delete(s.last, k)
