@@ -477,9 +477,9 @@ func (s *Server) Close() {
 // versions in a watch cache share memory (versionshare).
 func (s *Server) wrapStorage(getter genericregistry.RESTOptionsGetter) genericregistry.RESTOptionsGetter {
 	if s.local == nil {
-		return versionshare.WrapGetter(getter)
+		return versionshare.WrapGetter(getter, genericregistry.NewRawStorage)
 	}
-	return s.local.Wrap(getter)
+	return versionshare.WrapGetter(getter, s.local.Raw)
 }
 
 // AddPostStartHook registers a hook that runs once the server serves.

@@ -184,7 +184,7 @@ func rangeStorage(optsGetter generic.RESTOptionsGetter) (storage.Interface, erro
 }
 
 // rawStorageGetter is a getter that makes its own raw storage
-// (localetcd's).
+// (versionshare.WrapGetter's: the embedded member's in-process store).
 type rawStorageGetter interface {
 	RawStorage(c *storagebackend.ConfigForResource, newFunc, newListFunc func() runtime.Object, resourcePrefix string) (storage.Interface, factory.DestroyFunc, error)
 }

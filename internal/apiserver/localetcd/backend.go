@@ -2,6 +2,7 @@ package localetcd
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"time"
 
@@ -19,6 +20,8 @@ import (
 	"k8s.io/apiserver/pkg/storage/value/encrypt/identity"
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
 )
+
+var errClosed = errors.New("embedded etcd storage is closed")
 
 // Backend makes etcd3 stores over one in-process client of an embedded
 // member. It is safe for concurrent use.

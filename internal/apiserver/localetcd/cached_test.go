@@ -16,6 +16,8 @@ import (
 	"k8s.io/apiserver/pkg/storage"
 	"k8s.io/apiserver/pkg/storage/storagebackend"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+
+	"github.com/svcplane/svcplane/internal/apiserver/versionshare"
 )
 
 // TestCachedServesEachVersionAsWritten: through the watch cache (whose
@@ -29,7 +31,11 @@ func TestCachedServesEachVersionAsWritten(t *testing.T) {
 	info, _ := runtime.SerializerInfoForMediaType(cf.SupportedMediaTypes(), runtime.ContentTypeProtobuf)
 	cfg := storagebackend.NewDefaultConfig("/registry", cf.CodecForVersions(info.Serializer, info.Serializer, corev1.SchemeGroupVersion, corev1.SchemeGroupVersion))
 	rc := cfg.ForResource(schema.GroupResource{Resource: "configmaps"})
-	cached, destroy, err := b.Cached(rc, "/configmaps",
+	s, destroyStore, err := b.Raw(rc, func() runtime.Object { return &corev1.ConfigMap{} }, func() runtime.Object { return &corev1.ConfigMapList{} }, "/configmaps")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cached, destroy, err := versionshare.NewCached(rc, s, destroyStore, "/configmaps",
 		func(obj runtime.Object) (string, error) { return storage.NamespaceKeyFunc("/configmaps/", obj) },
 		func() runtime.Object { return &corev1.ConfigMap{} }, func() runtime.Object { return &corev1.ConfigMapList{} },
 		storage.DefaultNamespaceScopedAttr, nil, nil)

@@ -7,14 +7,15 @@
 // event marshalled into protobuf, framed into HTTP/2, written to the
 // socket and read, unframed and unmarshalled again on the other side,
 // and ~11 goroutines and their buffers per connection (~520 goroutines
-// at idle). When the member runs in this process, Backend instead serves
-// every resource's storage (k8s.io/apiserver's etcd3 store, with the
-// watch cache over it as StorageWithCacher builds it) from one client
+// at idle). When the member runs in this process, Backend instead makes
+// every resource's store (k8s.io/apiserver's etcd3 store; Raw) over one
+// client
 // whose calls go straight into the member's gRPC service implementations
 // (etcd's v3client, the in-process client etcd's own proxies use). What
 // a request sees is the member's answer unchanged: the same KV, Watch
 // and Lease services, quota checks included; only the transport is gone.
 //
-// Wrap applies it to a RESTOptionsGetter. With --etcd-servers (an
+// The server gives Raw to versionshare.WrapGetter, which puts the watch
+// cache over it as StorageWithCacher would. With --etcd-servers (an
 // external cluster) the server keeps k8s.io/apiserver's clients.
 package localetcd

@@ -54,36 +54,61 @@ func NewCached(c *storagebackend.ConfigForResource, s storage.Interface, destroy
 	}, nil
 }
 
-// StorageWithCacher is k8s.io/apiserver's decorator of the same name
-// built with NewCached: the watch cache over generic.NewRawStorage.
-func StorageWithCacher(c *storagebackend.ConfigForResource, resourcePrefix string, keyFunc func(runtime.Object) (string, error),
-	newFunc, newListFunc func() runtime.Object, getAttrs storage.AttrFunc, triggers storage.IndexerFuncs, indexers *cache.Indexers) (storage.Interface, factory.DestroyFunc, error) {
-	s, destroy, err := generic.NewRawStorage(c, newFunc, newListFunc, resourcePrefix)
-	if err != nil {
-		return nil, nil, err
-	}
-	return NewCached(c, s, destroy, resourcePrefix, keyFunc, newFunc, newListFunc, getAttrs, triggers, indexers)
-}
-
 // IsUndecorated tells a getter's decorator that gives a resource no
 // watch cache (generic.UndecoratedStorage, or none) from one that does.
 func IsUndecorated(d generic.StorageDecorator) bool {
 	return d == nil || reflect.ValueOf(d).Pointer() == reflect.ValueOf(generic.UndecoratedStorage).Pointer()
 }
 
-// WrapGetter returns a getter whose options are getter's, with every
-// watch cache built by StorageWithCacher (a resource without one keeps
-// its decorator).
-func WrapGetter(getter generic.RESTOptionsGetter) generic.RESTOptionsGetter {
-	return wrappedGetter{getter}
+// RawStorage makes the store of a resource, as generic.NewRawStorage
+// does.
+type RawStorage func(c *storagebackend.ConfigForResource, newFunc, newListFunc func() runtime.Object, resourcePrefix string) (storage.Interface, factory.DestroyFunc, error)
+
+// WrapGetter returns a getter whose options are getter's with the storage
+// made by raw: a resource without a watch cache (generic.UndecoratedStorage,
+// or no decorator) gets raw's store alone, every other the watch cache over
+// it (NewCached). raw is generic.NewRawStorage for --etcd-servers and the
+// embedded member's in-process store otherwise (localetcd).
+func WrapGetter(getter generic.RESTOptionsGetter, raw RawStorage) generic.RESTOptionsGetter {
+	return wrappedGetter{getter: getter, raw: raw}
 }
 
-type wrappedGetter struct{ getter generic.RESTOptionsGetter }
+type wrappedGetter struct {
+	getter generic.RESTOptionsGetter
+	raw    RawStorage
+}
 
 func (w wrappedGetter) GetRESTOptions(resource schema.GroupResource, example runtime.Object) (generic.RESTOptions, error) {
 	opts, err := w.getter.GetRESTOptions(resource, example)
-	if err == nil && !IsUndecorated(opts.Decorator) {
-		opts.Decorator = StorageWithCacher
+	if err != nil {
+		return opts, err
 	}
-	return opts, err
+	if IsUndecorated(opts.Decorator) {
+		opts.Decorator = w.undecorated
+	} else {
+		opts.Decorator = w.cached
+	}
+	return opts, nil
+}
+
+// RawStorage is raw, for the stores no REST resource serves.
+func (w wrappedGetter) RawStorage(c *storagebackend.ConfigForResource, newFunc, newListFunc func() runtime.Object, resourcePrefix string) (storage.Interface, factory.DestroyFunc, error) {
+	return w.raw(c, newFunc, newListFunc, resourcePrefix)
+}
+
+// undecorated is generic.UndecoratedStorage over raw.
+func (w wrappedGetter) undecorated(c *storagebackend.ConfigForResource, resourcePrefix string, _ func(runtime.Object) (string, error),
+	newFunc, newListFunc func() runtime.Object, _ storage.AttrFunc, _ storage.IndexerFuncs, _ *cache.Indexers) (storage.Interface, factory.DestroyFunc, error) {
+	return w.raw(c, newFunc, newListFunc, resourcePrefix)
+}
+
+// cached is k8s.io/apiserver's StorageWithCacher over raw, built with
+// NewCached.
+func (w wrappedGetter) cached(c *storagebackend.ConfigForResource, resourcePrefix string, keyFunc func(runtime.Object) (string, error),
+	newFunc, newListFunc func() runtime.Object, getAttrs storage.AttrFunc, triggers storage.IndexerFuncs, indexers *cache.Indexers) (storage.Interface, factory.DestroyFunc, error) {
+	s, destroy, err := w.raw(c, newFunc, newListFunc, resourcePrefix)
+	if err != nil {
+		return nil, nil, err
+	}
+	return NewCached(c, s, destroy, resourcePrefix, keyFunc, newFunc, newListFunc, getAttrs, triggers, indexers)
 }

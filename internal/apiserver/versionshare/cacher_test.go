@@ -8,6 +8,9 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apiserver/pkg/registry/generic"
 	genericregistry "k8s.io/apiserver/pkg/registry/generic/registry"
+	"k8s.io/apiserver/pkg/storage"
+	"k8s.io/apiserver/pkg/storage/storagebackend"
+	"k8s.io/apiserver/pkg/storage/storagebackend/factory"
 )
 
 type fixedGetter struct{ d generic.StorageDecorator }
@@ -16,29 +19,50 @@ func (g fixedGetter) GetRESTOptions(schema.GroupResource, runtime.Object) (gener
 	return generic.RESTOptions{Decorator: g.d, ResourcePrefix: "/x"}, nil
 }
 
-// A resource without a watch cache keeps its decorator; every watch cache
-// becomes StorageWithCacher; the rest of the options pass unchanged.
-func TestWrapGetterReplacesOnlyTheWatchCache(t *testing.T) {
+// TestWrapGetterKeepsTheCacheChoice: a resource without a watch cache
+// (generic.UndecoratedStorage, or no decorator) gets raw's store alone,
+// every other the watch cache over raw's store (NewCached, which
+// localetcd's tests run over a real store); the rest of the options pass
+// unchanged, and the getter makes raw's stores for keys no resource serves.
+func TestWrapGetterKeepsTheCacheChoice(t *testing.T) {
+	var made []string
+	store := &fakeStore{}
+	raw := func(_ *storagebackend.ConfigForResource, _, _ func() runtime.Object, prefix string) (storage.Interface, factory.DestroyFunc, error) {
+		made = append(made, prefix)
+		return store, func() {}, nil
+	}
+	rc := storagebackend.NewDefaultConfig("/registry", nil).ForResource(schema.GroupResource{Resource: "x"})
+	cached := reflect.ValueOf(wrappedGetter{}.cached).Pointer()
 	for _, tc := range []struct {
-		name string
-		in   generic.StorageDecorator
-		want generic.StorageDecorator
+		name   string
+		in     generic.StorageDecorator
+		cached bool
 	}{
-		{"undecorated", generic.UndecoratedStorage, generic.UndecoratedStorage},
-		{"watch cache", genericregistry.StorageWithCacher(), StorageWithCacher},
+		{"undecorated", generic.UndecoratedStorage, false},
+		{"nil", nil, false},
+		{"watch cache", genericregistry.StorageWithCacher(), true},
 	} {
-		opts, err := WrapGetter(fixedGetter{tc.in}).GetRESTOptions(schema.GroupResource{Resource: "x"}, nil)
+		made = nil
+		g := WrapGetter(fixedGetter{tc.in}, raw)
+		opts, err := g.GetRESTOptions(schema.GroupResource{Resource: "x"}, nil)
 		if err != nil {
 			t.Fatal(err)
-		}
-		if reflect.ValueOf(opts.Decorator).Pointer() != reflect.ValueOf(tc.want).Pointer() {
-			t.Errorf("%s: got another decorator than want", tc.name)
 		}
 		if opts.ResourcePrefix != "/x" {
 			t.Errorf("%s: resource prefix %q, want the getter's /x", tc.name, opts.ResourcePrefix)
 		}
-	}
-	if opts, _ := WrapGetter(fixedGetter{nil}).GetRESTOptions(schema.GroupResource{}, nil); opts.Decorator != nil {
-		t.Error("no decorator became one")
+		if got := reflect.ValueOf(opts.Decorator).Pointer() == cached; got != tc.cached {
+			t.Errorf("%s: watch cache %v, want %v", tc.name, got, tc.cached)
+		}
+		if !tc.cached {
+			s, _, err := opts.Decorator(rc, "/x", nil, nil, nil, nil, nil, nil)
+			if err != nil || s != store || len(made) != 1 || made[0] != "/x" {
+				t.Errorf("%s: store %v (err %v), raw stores made %q; want raw's for /x", tc.name, s, err, made)
+			}
+		}
+		s, _, err := g.(wrappedGetter).RawStorage(rc, nil, nil, "/ranges")
+		if err != nil || s != store || made[len(made)-1] != "/ranges" {
+			t.Errorf("%s: RawStorage made %q (err %v), want raw's store for /ranges", tc.name, made, err)
+		}
 	}
 }

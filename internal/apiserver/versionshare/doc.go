@@ -23,7 +23,7 @@
 // writes), which is what makes this sharing safe.
 //
 // NewCached builds the watch cache as k8s.io/apiserver's StorageWithCacher
-// does, with Wrap under its reflector; localetcd uses it for the embedded
-// member, and WrapGetter puts StorageWithCacher (the same over
-// generic.NewRawStorage) in a getter's options for --etcd-servers.
+// does, with Wrap under its reflector. WrapGetter puts it in a getter's
+// options over the store the server uses: the embedded member's
+// in-process one (localetcd) or, for --etcd-servers, generic.NewRawStorage.
 package versionshare
