@@ -13,7 +13,6 @@ import (
 
 	"github.com/svcplane/svcplane/internal/auth/node"
 	"github.com/svcplane/svcplane/internal/auth/rbac"
-	"github.com/svcplane/svcplane/internal/informerutil"
 )
 
 // Groups and users svcplane's credentials use, as in upstream's default
@@ -134,17 +133,13 @@ func newAuthorizers(modes []string, f informers.SharedInformerFactory) (*authori
 }
 
 // newNodeAuthorizer is the Node mode: upstream's Node authorizer
-// (internal/auth/node), its graph fed by f's pods informer, which only the
-// graph, NodeRestriction and the service account token authenticator read
-// (so it keeps of each pod only what they read: node.TrimPod, sibling pods
-// sharing what they hold in common: informerutil.ShareSiblings).
+// (internal/auth/node), its graph fed by f's informer of pod records
+// (node.PodRecordInformer), which NodeRestriction and the service account
+// token authenticator read too: it keeps of each pod only what the three
+// read.
 func newNodeAuthorizer(f informers.SharedInformerFactory) (*node.Authorizer, error) {
-	pods := f.Core().V1().Pods()
-	if err := pods.Informer().SetTransform(informerutil.ShareSiblings(node.TrimPod)); err != nil {
-		return nil, err
-	}
 	g := node.NewGraph()
-	if _, err := node.AddGraphEventHandlers(g, pods); err != nil {
+	if _, err := node.AddGraphEventHandlers(g, node.PodRecordInformer(f)); err != nil {
 		return nil, err
 	}
 	return node.New(g, node.StaticRules()), nil

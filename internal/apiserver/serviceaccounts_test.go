@@ -14,6 +14,7 @@ import (
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes/fake"
 
+	"github.com/svcplane/svcplane/internal/auth/node"
 	sa "github.com/svcplane/svcplane/internal/auth/serviceaccount"
 )
 
@@ -37,7 +38,7 @@ func BenchmarkServiceAccountTokenAuthentication(b *testing.B) {
 	client := fake.NewClientset(acct, pod)
 	f := informers.NewSharedInformerFactory(client, 0)
 	_ = f.Core().V1().ServiceAccounts().Informer().GetStore().Add(acct)
-	_ = f.Core().V1().Pods().Informer().GetStore().Add(pod)
+	_ = node.PodRecordInformer(f).GetStore().Add(node.RecordPod(pod))
 	pub, priv, err := sa.Claims(time.Now(), "jti-1", acct, sa.Bound{Pod: pod}, 3600, 0, tokens.audiences)
 	if err != nil {
 		b.Fatal(err)

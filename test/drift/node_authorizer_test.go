@@ -194,8 +194,9 @@ func compareNodeAuthorizers(t *testing.T, r *rand.Rand, round string, ours *node
 // re-adds and deletes) to svcplane's graph and upstream's and compares the
 // two authorizers' decisions and reasons on random requests of nodes and
 // others. Upstream gets bootstrappolicy.NodeRules, ours the embedded
-// policy's system:node ClusterRole; our graph gets the pods as trimmed by
-// node.TrimPod (the server's pods informer transform), upstream's whole.
+// policy's system:node ClusterRole; our graph gets the pods' records
+// (node.RecordPod, the server's pods informer transform), upstream's the
+// whole pods.
 func TestNodeAuthorizerMatchesUpstream(t *testing.T) {
 	if got, want := fmt.Sprint(node.StaticRules()), fmt.Sprint(upstreambootstrap.NodeRules()); got != want {
 		t.Fatalf("system:node rules differ:\n ours     %s\n upstream %s", got, want)
@@ -211,13 +212,8 @@ func TestNodeAuthorizerMatchesUpstream(t *testing.T) {
 				ourGraph.DeletePod(ns, name)
 				theirGraph.DeletePod(name, ns)
 			} else if p := randomNodePod(r, ns, name); p.Spec.NodeName != "" {
-				// Ours is fed as the server feeds it: through the pods
-				// informer's transform.
-				trimmed, err := node.TrimPod(p.DeepCopy())
-				if err != nil {
-					t.Fatal(err)
-				}
-				ourGraph.AddPod(trimmed.(*corev1.Pod))
+				// Ours is fed as the server feeds it: the pod's record.
+				ourGraph.AddPod(node.RecordPod(p.DeepCopy()))
 				theirGraph.AddPod(p)
 			}
 			if step%10 == 9 {
@@ -232,15 +228,17 @@ func TestNodeAuthorizerMatchesUpstream(t *testing.T) {
 	}
 }
 
-// TestNodeGraphPopulatorMatchesUpstream feeds both graphs from one pods
-// informer (the populators' add, update and delete handlers, with their
-// rules for which updates re-add a pod) and compares the authorizers.
+// TestNodeGraphPopulatorMatchesUpstream feeds both graphs from one client's
+// pods (the populators' add, update and delete handlers, with their rules
+// for which updates re-add a pod; ours through the server's informer of
+// pod records, upstream's through a pods informer) and compares the
+// authorizers.
 func TestNodeGraphPopulatorMatchesUpstream(t *testing.T) {
 	r := rand.New(rand.NewSource(2))
 	client := fake.NewClientset()
 	factory := informers.NewSharedInformerFactory(client, 0)
 	ourGraph, theirGraph := node.NewGraph(), upstreamnode.NewGraph()
-	synced, err := node.AddGraphEventHandlers(ourGraph, factory.Core().V1().Pods())
+	synced, err := node.AddGraphEventHandlers(ourGraph, node.PodRecordInformer(factory))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -28,6 +28,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/svcplane/svcplane/internal/admission/noderestriction"
+	"github.com/svcplane/svcplane/internal/auth/node"
 )
 
 // The label keys a node may or may not set (kubelet labels, restricted
@@ -205,7 +206,8 @@ func (allowAll) Authorize(context.Context, authorizer.Attributes) (authorizer.De
 // TestNodeRestrictionMatchesUpstream admits random node, pod, eviction,
 // lease and other writes of node identities and others through ours and
 // upstream's NodeRestriction (the same pods and nodes in their listers)
-// and compares the errors. Token requests are left out: svcplane serves
+// and compares the errors (the same pods in upstream's pods informer and
+// our records). Token requests are left out: svcplane serves
 // no serviceaccounts/token, and upstream's audience check needs CSI
 // drivers, PVCs and PVs svcplane does not serve either.
 func TestNodeRestrictionMatchesUpstream(t *testing.T) {
@@ -217,7 +219,9 @@ func TestNodeRestrictionMatchesUpstream(t *testing.T) {
 	for _, name := range naNames {
 		p := nrPod(r, name)
 		p.Spec.NodeName = naPick(r, naNodes)
+		// Upstream reads the pods informer, ours the server's records.
 		_ = f.Core().V1().Pods().Informer().GetStore().Add(p)
+		_ = node.PodRecordInformer(f).GetStore().Add(node.RecordPod(p))
 	}
 	ours := noderestriction.New()
 	ours.SetExternalKubeInformerFactory(f)

@@ -50,7 +50,7 @@ func (p *Plugin) admitServiceAccount(nodeName string, a admission.Attributes) er
 	if ref.UID == "" {
 		return admission.NewForbidden(a, fmt.Errorf("node requested token with a pod binding without a uid"))
 	}
-	pod, err := p.pods.Pods(a.GetNamespace()).Get(ref.Name)
+	pod, err := p.pods.Get(a.GetNamespace(), ref.Name)
 	if apierrors.IsNotFound(err) {
 		return err
 	}
@@ -60,7 +60,7 @@ func (p *Plugin) admitServiceAccount(nodeName string, a admission.Attributes) er
 	if ref.UID != pod.UID {
 		return admission.NewForbidden(a, fmt.Errorf("the UID in the bound object reference (%s) does not match the UID in record. The object might have been deleted and then recreated", ref.UID))
 	}
-	if pod.Spec.NodeName != nodeName {
+	if pod.NodeName != nodeName {
 		return admission.NewForbidden(a, fmt.Errorf("node requested token bound to a pod scheduled on a different node"))
 	}
 	return nil

@@ -24,7 +24,7 @@ func Register(plugins *admission.Plugins) {
 // Plugin is the NodeRestriction admission plugin.
 type Plugin struct {
 	*admission.Handler
-	pods  corelisters.PodLister
+	pods  node.PodRecordLister
 	nodes corelisters.NodeLister
 }
 
@@ -38,13 +38,13 @@ func New() *Plugin {
 
 // SetExternalKubeInformerFactory takes the pod and node listers.
 func (p *Plugin) SetExternalKubeInformerFactory(f informers.SharedInformerFactory) {
-	p.pods = f.Core().V1().Pods().Lister()
+	p.pods = node.PodRecords(f)
 	p.nodes = f.Core().V1().Nodes().Lister()
 }
 
 // ValidateInitialization reports a missing informer factory.
 func (p *Plugin) ValidateInitialization() error {
-	if p.pods == nil || p.nodes == nil {
+	if p.pods == (node.PodRecordLister{}) || p.nodes == nil {
 		return fmt.Errorf("%s requires a pod and a node getter", PluginName)
 	}
 	return nil

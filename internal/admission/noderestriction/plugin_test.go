@@ -19,6 +19,8 @@ import (
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes/fake"
 	"k8s.io/utils/ptr"
+
+	"github.com/svcplane/svcplane/internal/auth/node"
 )
 
 func nodeUser(name string) user.Info {
@@ -49,7 +51,7 @@ func newPlugin(t *testing.T) *Plugin {
 		t.Fatal(err)
 	}
 	for _, o := range []*corev1.Pod{pod("mine", "n1"), pod("theirs", "n2")} {
-		_ = f.Core().V1().Pods().Informer().GetStore().Add(o)
+		_ = node.PodRecordInformer(f).GetStore().Add(node.RecordPod(o))
 	}
 	_ = f.Core().V1().Nodes().Informer().GetStore().Add(nodeObj("n1", nil))
 	return p

@@ -21,14 +21,14 @@ func (p *Plugin) admitPod(nodeName string, a admission.Attributes) error {
 	case admission.Create:
 		return p.admitPodCreate(nodeName, a)
 	case admission.Delete:
-		existing, err := p.pods.Pods(a.GetNamespace()).Get(a.GetName())
+		existing, err := p.pods.Get(a.GetNamespace(), a.GetName())
 		if apierrors.IsNotFound(err) {
 			return err
 		}
 		if err != nil {
 			return admission.NewForbidden(a, err)
 		}
-		if existing.Spec.NodeName != nodeName {
+		if existing.NodeName != nodeName {
 			return admission.NewForbidden(a, fmt.Errorf("node %q can only delete pods with spec.nodeName set to itself", nodeName))
 		}
 		return nil
@@ -228,14 +228,14 @@ func (p *Plugin) admitPodEviction(nodeName string, a admission.Attributes) error
 		}
 		podName = evictionName
 	}
-	existing, err := p.pods.Pods(a.GetNamespace()).Get(podName)
+	existing, err := p.pods.Get(a.GetNamespace(), podName)
 	if apierrors.IsNotFound(err) {
 		return err
 	}
 	if err != nil {
 		return admission.NewForbidden(a, err)
 	}
-	if existing.Spec.NodeName != nodeName {
+	if existing.NodeName != nodeName {
 		return admission.NewForbidden(a, fmt.Errorf("node %s can only evict pods with spec.nodeName set to itself", nodeName))
 	}
 	return nil

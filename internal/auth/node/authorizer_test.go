@@ -46,8 +46,8 @@ func secretPod(ns, name, node, secret string) *corev1.Pod {
 
 func TestAuthorize(t *testing.T) {
 	g := NewGraph()
-	g.AddPod(secretPod("ns", "web", "n1", "web-tls"))
-	g.AddPod(secretPod("ns", "db", "n2", "db-pass"))
+	g.AddPod(RecordPod(secretPod("ns", "web", "n1", "web-tls")))
+	g.AddPod(RecordPod(secretPod("ns", "db", "n2", "db-pass")))
 	a := New(g, StaticRules())
 	n1 := nodeUser("n1")
 	const nr = "no relationship found between node 'n1' and this object"
@@ -126,8 +126,8 @@ func TestGraphFollowsPods(t *testing.T) {
 	if allowed() {
 		t.Fatal("unreferenced secret readable")
 	}
-	g.AddPod(secretPod("ns", "p1", "n1", "s"))
-	g.AddPod(secretPod("ns", "p2", "n1", "s"))
+	g.AddPod(RecordPod(secretPod("ns", "p1", "n1", "s")))
+	g.AddPod(RecordPod(secretPod("ns", "p2", "n1", "s")))
 	if !allowed() {
 		t.Fatal("secret of a bound pod not readable")
 	}
@@ -135,7 +135,7 @@ func TestGraphFollowsPods(t *testing.T) {
 	if !allowed() {
 		t.Fatal("secret not readable while p2 still refers to it")
 	}
-	g.AddPod(secretPod("ns", "p2", "n1", "other"))
+	g.AddPod(RecordPod(secretPod("ns", "p2", "n1", "other")))
 	if allowed() {
 		t.Fatal("secret still readable after the pod stopped referring to it")
 	}
@@ -145,7 +145,7 @@ func TestGraphFollowsPods(t *testing.T) {
 	}
 	mirror := secretPod("ns", "m", "n1", "s")
 	mirror.Annotations = map[string]string{corev1.MirrorPodAnnotationKey: "x"}
-	g.AddPod(mirror)
+	g.AddPod(RecordPod(mirror))
 	if allowed() {
 		t.Fatal("a mirror pod gives access to its secrets")
 	}
@@ -214,7 +214,7 @@ func BenchmarkAuthorize(b *testing.B) {
 	for n := 0; n < 1000; n++ {
 		for p := 0; p < 30; p++ {
 			node := "n" + string(rune('a'+n%26)) + string(rune('a'+n/26%26)) + string(rune('a'+n/676))
-			g.AddPod(secretPod("ns", node+"-"+string(rune('a'+p)), node, "s"))
+			g.AddPod(RecordPod(secretPod("ns", node+"-"+string(rune('a'+p)), node, "s")))
 		}
 	}
 	a := New(g, StaticRules())

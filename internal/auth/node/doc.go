@@ -30,6 +30,11 @@
 // PodCertificateRequests, so the Graph has no edges from them: requests for
 // them are decided as upstream decides them with none of those objects.
 //
+// The Graph is fed by the server's informer of pods kept as PodRecords
+// (PodRecordInformer): a pod's identity, node and the objects it refers
+// to, which is all the Graph, NodeRestriction and the service account
+// token authenticator read of a pod.
+//
 // A decision costs a few map look-ups under a read lock; a pod event
 // rewrites that pod's references under the write lock.
 package node

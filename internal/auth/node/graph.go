@@ -2,8 +2,6 @@ package node
 
 import (
 	"sync"
-
-	corev1 "k8s.io/api/core/v1"
 )
 
 // podKey names a pod.
@@ -33,22 +31,22 @@ func NewGraph() *Graph {
 	return &Graph{pods: map[podKey]podEntry{}, refs: map[ref]map[string]int{}}
 }
 
-// AddPod records (or replaces) a pod bound to spec.nodeName and the
-// objects it refers to. Pods without a node are the caller's to skip.
-func (g *Graph) AddPod(pod *corev1.Pod) {
-	refs := podRefs(pod)
+// AddPod records (or replaces) a pod bound to its node and the objects
+// it refers to (the record's, which the Graph shares: neither changes
+// them). Pods without a node are the caller's to skip.
+func (g *Graph) AddPod(pod *PodRecord) {
 	key := podKey{pod.Namespace, pod.Name}
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	g.deletePodLocked(key)
-	g.pods[key] = podEntry{node: pod.Spec.NodeName, refs: refs}
-	for _, r := range refs {
+	g.pods[key] = podEntry{node: pod.NodeName, refs: pod.refs}
+	for _, r := range pod.refs {
 		byNode := g.refs[r]
 		if byNode == nil {
 			byNode = map[string]int{}
 			g.refs[r] = byNode
 		}
-		byNode[pod.Spec.NodeName]++
+		byNode[pod.NodeName]++
 	}
 }
 

@@ -9,6 +9,8 @@ import (
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	listers "k8s.io/client-go/listers/core/v1"
+
+	nodeauth "github.com/svcplane/svcplane/internal/auth/node"
 )
 
 // listerGetter reads from informers and, when the informer does not have
@@ -17,7 +19,7 @@ import (
 type listerGetter struct {
 	client          kubernetes.Interface
 	serviceAccounts listers.ServiceAccountLister
-	pods            listers.PodLister
+	pods            nodeauth.PodRecordLister
 	secrets         listers.SecretLister
 	nodes           listers.NodeLister
 }
@@ -27,7 +29,7 @@ type listerGetter struct {
 func NewGetter(client kubernetes.Interface, f informers.SharedInformerFactory) Getter {
 	c := f.Core().V1()
 	return &listerGetter{client: client, serviceAccounts: c.ServiceAccounts().Lister(),
-		pods: c.Pods().Lister(), secrets: c.Secrets().Lister(), nodes: c.Nodes().Lister()}
+		pods: nodeauth.PodRecords(f), secrets: c.Secrets().Lister(), nodes: c.Nodes().Lister()}
 }
 
 func (g *listerGetter) GetServiceAccount(ctx context.Context, ns, name string) (*corev1.ServiceAccount, error) {
@@ -37,9 +39,13 @@ func (g *listerGetter) GetServiceAccount(ctx context.Context, ns, name string) (
 	return g.client.CoreV1().ServiceAccounts(ns).Get(ctx, name, metav1.GetOptions{})
 }
 
+// GetPod gives of a pod in the informer what its record keeps (UID,
+// deletionTimestamp, node: what the token validator reads).
 func (g *listerGetter) GetPod(ctx context.Context, ns, name string) (*corev1.Pod, error) {
-	if p, err := g.pods.Pods(ns).Get(name); err == nil || !apierrors.IsNotFound(err) || g.client == nil {
-		return p, err
+	if r, err := g.pods.Get(ns, name); err == nil {
+		return r.Pod(), nil
+	} else if !apierrors.IsNotFound(err) || g.client == nil {
+		return nil, err
 	}
 	return g.client.CoreV1().Pods(ns).Get(ctx, name, metav1.GetOptions{})
 }

@@ -2,7 +2,9 @@ package node
 
 import (
 	"fmt"
+	"reflect"
 	"testing"
+	"unsafe"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -51,8 +53,8 @@ func admittedPod() *corev1.Pod {
 	}
 }
 
-// trimCases are pods whose references the trimmed pod must keep.
-func trimCases() map[string]*corev1.Pod {
+// recordCases are pods whose references and identity a record keeps.
+func recordCases() map[string]*corev1.Pod {
 	mirror := secretPod("ns", "static-n1", "n1", "s")
 	mirror.Annotations = map[string]string{corev1.MirrorPodAnnotationKey: "hash", "other": "x"}
 	deleting := admittedPod()
@@ -72,51 +74,71 @@ func trimCases() map[string]*corev1.Pod {
 	}
 }
 
-func TestTrimPodKeepsWhatItsReadersRead(t *testing.T) {
-	for name, pod := range trimCases() {
+func TestRecordKeepsWhatItsReadersRead(t *testing.T) {
+	for name, pod := range recordCases() {
 		t.Run(name, func(t *testing.T) {
-			want := podRefs(pod)
-			obj, err := TrimPod(pod.DeepCopy())
-			if err != nil {
-				t.Fatal(err)
+			got := RecordPod(pod)
+			if fmt.Sprint(got.refs) != fmt.Sprint(podRefs(pod)) {
+				t.Errorf("references %v, want %v", got.refs, podRefs(pod))
 			}
-			got := obj.(*corev1.Pod)
-			if fmt.Sprint(podRefs(got)) != fmt.Sprint(want) {
-				t.Errorf("references %v, want %v", podRefs(got), want)
-			}
-			if referencesMayDiffer(pod, got) || referencesMayDiffer(got, pod) {
-				t.Errorf("an update from the whole pod to the trimmed one would re-add it")
+			if referencesMayDiffer(got, RecordPod(pod.DeepCopy())) {
+				t.Errorf("an update to the same pod would re-add it")
 			}
 			// NodeRestriction and the token authenticator read these.
-			if got.Namespace != pod.Namespace || got.Name != pod.Name || got.UID != pod.UID || got.ResourceVersion != pod.ResourceVersion ||
-				got.Spec.NodeName != pod.Spec.NodeName || !got.DeletionTimestamp.Equal(pod.DeletionTimestamp) {
-				t.Errorf("identity %+v, want that of %+v", got.ObjectMeta, pod.ObjectMeta)
+			p := got.Pod()
+			if p.Namespace != pod.Namespace || p.Name != pod.Name || p.UID != pod.UID || p.ResourceVersion != pod.ResourceVersion ||
+				p.Spec.NodeName != pod.Spec.NodeName || !p.DeletionTimestamp.Equal(pod.DeletionTimestamp) {
+				t.Errorf("identity %+v node %q, want that of %+v node %q", p.ObjectMeta, p.Spec.NodeName, pod.ObjectMeta, pod.Spec.NodeName)
 			}
-			_, wasMirror := pod.Annotations[corev1.MirrorPodAnnotationKey]
-			if _, isMirror := got.Annotations[corev1.MirrorPodAnnotationKey]; isMirror != wasMirror {
-				t.Errorf("mirror annotation %v, want %v", isMirror, wasMirror)
+			if m := got.GetObjectMeta(); m.GetNamespace() != pod.Namespace || m.GetName() != pod.Name || m.GetResourceVersion() != pod.ResourceVersion {
+				t.Errorf("object meta %v, want the pod's identity", m)
 			}
-			if got.ManagedFields != nil || got.Labels != nil || got.Status.Phase != "" {
-				t.Errorf("kept managed fields, labels or status: %+v", got)
+			if c := got.DeepCopyObject().(*PodRecord); !reflect.DeepEqual(c, got) {
+				t.Errorf("copy %+v, want %+v", c, got)
 			}
 		})
 	}
 }
 
-// TestTrimPodIsSmall: what the server's pod cache keeps of a typical pod
-// is a small part of it.
-func TestTrimPodIsSmall(t *testing.T) {
+// TestRecordReAddsAsUpstream: an update re-adds a pod to the Graph on
+// upstream's conditions (node, UID, more ephemeral containers, other
+// claim statuses) and on no other change.
+func TestRecordReAddsAsUpstream(t *testing.T) {
+	base := admittedPod()
+	for _, tc := range []struct {
+		name   string
+		change func(*corev1.Pod)
+		readd  bool
+	}{
+		{"status", func(p *corev1.Pod) { p.Status.Phase = corev1.PodFailed; p.ResourceVersion = "43" }, false},
+		{"labels", func(p *corev1.Pod) { p.Labels = map[string]string{"x": "y"} }, false},
+		{"node", func(p *corev1.Pod) { p.Spec.NodeName = "n2" }, true},
+		{"uid", func(p *corev1.Pod) { p.UID = "u2" }, true},
+		{"ephemeral container", func(p *corev1.Pod) {
+			p.Spec.EphemeralContainers = []corev1.EphemeralContainer{{EphemeralContainerCommon: corev1.EphemeralContainerCommon{Name: "debug"}}}
+		}, true},
+		{"claim status", func(p *corev1.Pod) {
+			p.Status.ResourceClaimStatuses = []corev1.PodResourceClaimStatus{{Name: "gpu", ResourceClaimName: ptr.To("web-gpu")}}
+		}, true},
+	} {
+		next := base.DeepCopy()
+		tc.change(next)
+		if got := referencesMayDiffer(RecordPod(base), RecordPod(next)); got != tc.readd {
+			t.Errorf("%s: re-add %v, want %v", tc.name, got, tc.readd)
+		}
+	}
+}
+
+// TestRecordIsSmall: what the server's pods informer keeps of a typical
+// pod is a small part of the decoded pod.
+func TestRecordIsSmall(t *testing.T) {
 	pod := admittedPod()
-	pod.ManagedFields = nil // the transform's input size without them
-	obj, err := TrimPod(pod.DeepCopy())
-	if err != nil {
-		t.Fatal(err)
+	got := RecordPod(pod)
+	record := int(unsafe.Sizeof(*got)) + len(got.refs)*int(unsafe.Sizeof(ref{}))
+	if whole := int(unsafe.Sizeof(*pod)); record*4 > whole {
+		t.Errorf("record is %d bytes with its references, a Pod struct alone %d: want at most a quarter", record, whole)
 	}
-	got := obj.(*corev1.Pod)
-	if whole, trimmed := pod.Size(), got.Size(); trimmed*5 > whole {
-		t.Errorf("trimmed pod is %d bytes of protobuf, the whole one %d: want at most a fifth", trimmed, whole)
-	}
-	if len(got.Spec.Volumes) != 1 || len(got.Spec.Volumes[0].Projected.Sources) != 1 || len(got.Spec.Containers) != 0 {
-		t.Errorf("kept volumes %+v, containers %+v", got.Spec.Volumes, got.Spec.Containers)
+	if len(got.refs) != 2 {
+		t.Errorf("references %v, want the service account and kube-root-ca.crt", got.refs)
 	}
 }
