@@ -36,7 +36,9 @@ func New() *Plugin {
 	return &Plugin{Handler: admission.NewHandler(admission.Create, admission.Update, admission.Delete)}
 }
 
-// SetExternalKubeInformerFactory takes the pod and node listers.
+// SetExternalKubeInformerFactory takes the pod records (node.PodRecords:
+// of an existing pod the plugin reads its UID and node) and the nodes
+// lister.
 func (p *Plugin) SetExternalKubeInformerFactory(f informers.SharedInformerFactory) {
 	p.pods = node.PodRecords(f)
 	p.nodes = f.Core().V1().Nodes().Lister()
