@@ -39,18 +39,41 @@ type placed struct {
 // informer shows, plus the pods this scheduler has assumed onto a node
 // (bind sent or in flight) that the informer does not show there yet.
 // Reading a node's usage is O(1); the informer keeps it current
-// incrementally, so a placement never walks every pod.
+// incrementally, so a placement never walks every pod. It also keeps the
+// nodes the node informer shows in placement order (order.go), moving a
+// node whenever its pod count changes.
 type podCache struct {
 	mu        sync.Mutex
 	observed  map[string]placed // pod key → node and requests
 	perNode   map[string]usage  // observed pods per node
 	assumed   map[string]placed // pod key → node, not yet observed there
 	assumedOn map[string]usage
+	order     *nodeOrder
 }
 
 func newPodCache() *podCache {
 	return &podCache{observed: map[string]placed{}, perNode: map[string]usage{},
-		assumed: map[string]placed{}, assumedOn: map[string]usage{}}
+		assumed: map[string]placed{}, assumedOn: map[string]usage{}, order: newNodeOrder()}
+}
+
+// setNode adds a node or takes its new version.
+func (c *podCache) setNode(n *corev1.Node) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.order.set(n, c.usedLocked(n.Name).pods)
+}
+
+// deleteNode forgets a node; the pods the informer shows there still count
+// for it should it come back.
+func (c *podCache) deleteNode(name string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.order.remove(name)
+}
+
+// recount re-ranks node after its usage changed.
+func (c *podCache) recount(node string) {
+	c.order.recount(node, c.usedLocked(node).pods)
 }
 
 func podKey(p *corev1.Pod) string { return p.Namespace + "/" + p.Name }
@@ -82,6 +105,7 @@ func (c *podCache) observe(p *corev1.Pod) {
 	c.observed[key] = pl
 	addTo(c.perNode, pl.node, pl.use, 1)
 	c.dropAssumed(key) // now seen where it runs
+	c.recount(pl.node)
 }
 
 // forget drops a deleted pod.
@@ -96,6 +120,7 @@ func (c *podCache) dropObserved(key string) {
 	if pl, ok := c.observed[key]; ok {
 		delete(c.observed, key)
 		addTo(c.perNode, pl.node, pl.use, -1)
+		c.recount(pl.node)
 	}
 }
 
@@ -103,6 +128,7 @@ func (c *podCache) dropAssumed(key string) {
 	if pl, ok := c.assumed[key]; ok {
 		delete(c.assumed, key)
 		addTo(c.assumedOn, pl.node, pl.use, -1)
+		c.recount(pl.node)
 	}
 }
 
@@ -113,6 +139,7 @@ func (c *podCache) assume(key, node string, use usage) {
 	c.dropAssumed(key)
 	c.assumed[key] = placed{node: node, use: use}
 	addTo(c.assumedOn, node, use, 1)
+	c.recount(node)
 }
 
 // unassume takes back an assumption whose bind failed.
@@ -134,6 +161,10 @@ func (c *podCache) isAssumed(key string) bool {
 func (c *podCache) used(node string) usage {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	return c.usedLocked(node)
+}
+
+func (c *podCache) usedLocked(node string) usage {
 	u := c.perNode[node]
 	u.add(c.assumedOn[node], 1)
 	return u

@@ -38,7 +38,6 @@ type Scheduler struct {
 	// pendingPods indexes the pending pods (pendingIndex), so that a
 	// node change requeues them without listing every pod.
 	pendingPods cache.Indexer
-	nodes       corelisters.NodeLister
 	synced      []cache.InformerSynced
 	queue       workqueue.TypedRateLimitingInterface[string]
 	recorder    record.EventRecorder
@@ -55,7 +54,7 @@ type Scheduler struct {
 // New returns a scheduler fed by the given informers.
 func New(client kubernetes.Interface, pods coreinformers.PodInformer, nodes coreinformers.NodeInformer) *Scheduler {
 	b := record.NewBroadcaster()
-	s := &Scheduler{client: client, pods: pods.Lister(), nodes: nodes.Lister(), events: b,
+	s := &Scheduler{client: client, pods: pods.Lister(), events: b,
 		synced:   []cache.InformerSynced{pods.Informer().HasSynced, nodes.Informer().HasSynced},
 		recorder: b.NewRecorder(scheme.Scheme, corev1.EventSource{Component: Name}),
 		cache:    newPodCache(),
@@ -89,7 +88,12 @@ func New(client kubernetes.Interface, pods coreinformers.PodInformer, nodes core
 		klog.V(2).InfoS("Scheduler lists every pod on node changes", "reason", err)
 	}
 	_, _ = nodes.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
-		AddFunc: func(interface{}) { s.requeuePending() }, UpdateFunc: func(_, _ interface{}) { s.requeuePending() },
+		AddFunc: s.nodeChanged, UpdateFunc: func(_, obj interface{}) { s.nodeChanged(obj) },
+		DeleteFunc: func(obj interface{}) {
+			if key, err := cache.DeletionHandlingMetaNamespaceKeyFunc(obj); err == nil {
+				s.cache.deleteNode(key)
+			}
+		},
 	})
 	return s
 }
@@ -111,6 +115,15 @@ func pendingIndexFunc(obj interface{}) ([]string, error) {
 		return []string{pendingValue}, nil
 	}
 	return nil, nil
+}
+
+// nodeChanged takes a node's new version into placement and queues the
+// pending pods again (one may fit now).
+func (s *Scheduler) nodeChanged(obj interface{}) {
+	if n, ok := obj.(*corev1.Node); ok {
+		s.cache.setNode(n)
+		s.requeuePending()
+	}
 }
 
 // requeuePending queues the pending pods again (a node came or changed:
@@ -148,13 +161,9 @@ func (s *Scheduler) schedule(ctx context.Context, key string) (retry bool, err e
 	if s.cache.isAssumed(key) {
 		return false, nil // its bind is in flight or its binding not yet seen
 	}
-	nodes, err := s.nodes.List(labels.Everything())
-	if err != nil {
-		return false, err
-	}
-	node, reasons := pick(pod, nodes, s.cache.used)
+	node, reasons, total := s.cache.place(pod)
 	if node == "" {
-		return true, s.unschedulable(ctx, pod, failureMessage(len(nodes), reasons))
+		return true, s.unschedulable(ctx, pod, failureMessage(total, reasons))
 	}
 	s.cache.assume(key, node, requestsOf(pod, false))
 	select {

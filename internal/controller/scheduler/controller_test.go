@@ -34,8 +34,9 @@ func newFixture(t *testing.T, nodes ...*corev1.Node) *fixture {
 		f.pending <- b
 		return <-f.results
 	}
-	for _, n := range nodes {
+	for _, n := range nodes { // as the node informer delivers them
 		_ = inf.Core().V1().Nodes().Informer().GetIndexer().Add(n)
+		s.nodeChanged(n)
 	}
 	return f
 }

@@ -13,12 +13,14 @@ import (
 
 // unfit returns why node cannot run pod ("" when it can), in upstream's
 // per-node reason wording; the first failing check counts, in upstream's
-// filter order (unschedulable, taints, node affinity).
-func unfit(pod *corev1.Pod, node *corev1.Node) string {
+// filter order (unschedulable, taints, node affinity). affinity is the
+// pod's required node affinity (nodeaffinity.GetRequiredNodeAffinity).
+func unfit(pod *corev1.Pod, affinity nodeaffinity.RequiredNodeAffinity, n *nodeFacts) string {
+	node := n.node
 	if node.Spec.Unschedulable {
 		return "node(s) were unschedulable"
 	}
-	if !ready(node) {
+	if !n.ready {
 		return "node(s) were not ready"
 	}
 	taint, bad := corev1helpers.FindMatchingUntoleratedTaint(klog.Background(), node.Spec.Taints, pod.Spec.Tolerations,
@@ -28,7 +30,7 @@ func unfit(pod *corev1.Pod, node *corev1.Node) string {
 	if bad {
 		return fmt.Sprintf("node(s) had untolerated taint {%s: %s}", taint.Key, taint.Value)
 	}
-	if ok, err := nodeaffinity.GetRequiredNodeAffinity(pod).Match(node); !ok || err != nil {
+	if ok, err := affinity.Match(node); !ok || err != nil {
 		return "node(s) didn't match Pod's node affinity/selector"
 	}
 	return ""
@@ -62,46 +64,50 @@ func failureMessage(total int, reasons map[string]int) string {
 // cpu" / "Insufficient memory" when a non-zero request exceeds what is
 // allocatable minus the requests of the pods there (a node without
 // allocatable pods, cpu or memory has none of it).
-func insufficient(node *corev1.Node, req, used usage) []string {
-	alloc := node.Status.Allocatable
+func insufficient(n *nodeFacts, req, used usage) []string {
 	var reasons []string
-	if used.pods+1 > int(alloc.Pods().Value()) {
+	if int64(used.pods)+1 > n.pods {
 		reasons = append(reasons, "Too many pods")
 	}
-	if req.milliCPU > 0 && req.milliCPU > alloc.Cpu().MilliValue()-used.milliCPU {
+	if req.milliCPU > 0 && req.milliCPU > n.milliCPU-used.milliCPU {
 		reasons = append(reasons, "Insufficient cpu")
 	}
-	if req.memoryBytes > 0 && req.memoryBytes > alloc.Memory().Value()-used.memoryBytes {
+	if req.memoryBytes > 0 && req.memoryBytes > n.memBytes-used.memoryBytes {
 		reasons = append(reasons, "Insufficient memory")
 	}
 	return reasons
 }
 
-// pick returns the fitting node with the fewest pods (ties by name), or
+// place returns the fitting node with the fewest pods (ties by name), or
 // the reasons every node was refused, each counted once per node that
-// gave it (a node may give several, as upstream's NodeResourcesFit).
-// usedOn is what a node's pods take.
-func pick(pod *corev1.Pod, nodes []*corev1.Node, usedOn func(node string) usage) (string, map[string]int) {
+// gave it (a node may give several, as upstream's NodeResourcesFit), and
+// the number of nodes. It tries the nodes in that order (nodeOrder) and
+// stops at the first that fits, so a placement visits every node only
+// when few or none fit.
+func (c *podCache) place(pod *corev1.Pod) (node string, reasons map[string]int, total int) {
 	req := requestsOf(pod, false)
-	best, bestCount := "", 0
-	reasons := map[string]int{}
-	for _, n := range nodes {
-		if r := unfit(pod, n); r != "" {
-			reasons[r]++
-			continue
+	affinity := nodeaffinity.GetRequiredNodeAffinity(pod)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	refused := func(r string) {
+		if reasons == nil {
+			reasons = map[string]int{}
 		}
-		used := usedOn(n.Name)
-		if rs := insufficient(n, req, used); len(rs) > 0 {
-			for _, r := range rs {
-				reasons[r]++
-			}
-			continue
-		}
-		// One pass, no sort of the nodes (the lister's order is a map's):
-		// at 1,000 nodes a sort per pod was most of a placement.
-		if best == "" || used.pods < bestCount || (used.pods == bestCount && n.Name < best) {
-			best, bestCount = n.Name, used.pods
-		}
+		reasons[r]++
 	}
-	return best, reasons
+	c.order.ascend(func(n *nodeFacts) bool {
+		if r := unfit(pod, affinity, n); r != "" {
+			refused(r)
+			return true
+		}
+		rs := insufficient(n, req, c.usedLocked(n.node.Name))
+		for _, r := range rs {
+			refused(r)
+		}
+		if len(rs) == 0 {
+			node = n.node.Name
+		}
+		return len(rs) > 0
+	})
+	return node, reasons, c.order.len()
 }

@@ -1,6 +1,7 @@
 package scheduler
 
 import (
+	"fmt"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -50,8 +51,36 @@ func TestPick(t *testing.T) {
 	}
 }
 
-func counts(m map[string]int) func(string) usage {
-	return func(n string) usage { return usage{pods: m[n]} }
+func counts(m map[string]int) map[string]usage {
+	u := map[string]usage{}
+	for n, c := range m {
+		u[n] = usage{pods: c}
+	}
+	return u
+}
+
+// pick places pod among nodes whose pods take used, through a podCache as
+// the informers fill it: the nodes set, then one assumed pod per pod
+// counted (the first one carries the node's cpu and memory).
+func pick(pod *corev1.Pod, nodes []*corev1.Node, used map[string]usage) (string, map[string]int) {
+	c := newPodCache()
+	for _, n := range nodes {
+		c.setNode(n)
+	}
+	for node, u := range used {
+		for i := range u.pods {
+			use := usage{pods: 1}
+			if i == 0 {
+				use.milliCPU, use.memoryBytes = u.milliCPU, u.memoryBytes
+			}
+			c.assume(fmt.Sprintf("ns/%s-%d", node, i), node, use)
+		}
+	}
+	got, reasons, total := c.place(pod)
+	if total != len(nodes) {
+		panic(fmt.Sprintf("cache has %d nodes, want %d", total, len(nodes)))
+	}
+	return got, reasons
 }
 
 func TestPickRespectsAllocatablePods(t *testing.T) {
@@ -84,7 +113,7 @@ func podRequesting(cpu, mem string) *corev1.Pod {
 // node is a reason of its own; a zero request always fits.
 func TestPickResourceFit(t *testing.T) {
 	a, b := readyNode("a", nil), readyNode("b", nil) // 4 cpu, 16Gi, 110 pods each
-	used := func(m map[string]usage) func(string) usage { return func(n string) usage { return m[n] } }
+	used := func(m map[string]usage) map[string]usage { return m }
 	cases := []struct {
 		name     string
 		pod      *corev1.Pod
