@@ -47,18 +47,37 @@ func Deployment(out, progressOut io.Writer, o DeploymentConfig) error {
 	fmt.Fprintf(out, "%d simulated nodes Ready\n", o.Nodes)
 	var seen deploymentStatus
 	p.phase("waiting for the Deployment to be Available", seen.counts)
+	cpu, err := c.cpuMeter()
+	if err != nil {
+		return err
+	}
 	available, err := createAndWaitAvailable(ctx, c.client, o.Replicas, o.Grace, &seen)
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(out, "Deployment of %d replicas on %d nodes: Available with %d/%d ready in %.2fs\n",
 		o.Replicas, o.Nodes, o.Replicas, o.Replicas, available.Seconds())
+	if err := printCPU(out, cpu, o.Replicas); err != nil {
+		return err
+	}
 	p.phase("background delete: waiting for no pod or ReplicaSet", nil)
+	if cpu, err = c.cpuMeter(); err != nil {
+		return err
+	}
 	gone, err := deleteAndWaitGone(ctx, c.client)
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(out, "background delete (pods' terminationGracePeriodSeconds %d): no pod or ReplicaSet left after %.2fs\n", o.Grace, gone.Seconds())
+	return printCPU(out, cpu, o.Replicas)
+}
+
+func printCPU(out io.Writer, cpu *cpuMeter, pods int) error {
+	s, err := cpu.report(pods, "pod")
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "  CPU: %s\n", s)
 	return nil
 }
 

@@ -253,6 +253,11 @@ func podsToReady(ctx context.Context, out io.Writer, p *progress, c *cluster, o 
 	if err != nil {
 		return fmt.Errorf("reading the server's refusals: %w", err)
 	}
+	procs := c.server.procs()
+	cpu, err := startCPUMeter(append(procNames(procs), "agent"), append(procPIDs(procs), c.agent.Process.Pid))
+	if err != nil {
+		return err
+	}
 	start := time.Now()
 	tracker.start(start)
 	p.phase("creating pods", tracker.counts)
@@ -275,10 +280,14 @@ func podsToReady(ctx context.Context, out io.Writer, p *progress, c *cluster, o 
 		return err
 	}
 	all := time.Since(start)
+	if res.cpu, err = cpu.used(); err != nil {
+		return err
+	}
 	lat := tracker.latencies()
 	res.all, res.p50, res.p99 = all, pct(lat, 50), pct(lat, 99)
 	fmt.Fprintf(out, "all %d pods Running+Ready %.2fs after the first create (%.2fs after the last); per pod create→Ready p50 %.2fs p99 %.2fs max %.2fs\n",
 		o.Pods, all.Seconds(), (all - created).Seconds(), pct(lat, 50), pct(lat, 99), pct(lat, 100))
+	fmt.Fprintf(out, "CPU from the first create until all Ready: %s\n", cpu.describe(res.cpu, o.Pods, "pod"))
 	after, err := scrapeMutatingLatency(ctx, client)
 	if err == nil {
 		h := after.since(before)

@@ -224,6 +224,22 @@ func (b *server) procs() []proc {
 	return ps
 }
 
+func procNames(ps []proc) []string {
+	out := make([]string, len(ps))
+	for i, p := range ps {
+		out[i] = p.name
+	}
+	return out
+}
+
+func procPIDs(ps []proc) []int {
+	out := make([]int, len(ps))
+	for i, p := range ps {
+		out[i] = p.pid
+	}
+	return out
+}
+
 // hasControllers tells whether the server side runs the controllers
 // (svcplane always; upstream with kube-controller-manager).
 func (b *server) hasControllers() bool {
@@ -244,6 +260,10 @@ func startServer(extra ...string) (*server, error) {
 	args := append([]string{"server", "--data-dir", dir, "--secure-port", "0", "--bind-address", "127.0.0.1"}, extra...)
 	b := &server{proc: exec.Command(self, args...), dir: dir}
 	dieWithParent(b.proc)
+	if p := os.Getenv("SVCPLANE_BENCH_SERVER_LOG"); p != "" { // TEMP investigation
+		f, _ := os.Create(p)
+		b.proc.Stderr = f
+	}
 	start := time.Now()
 	if err := b.startAndConnect(); err != nil {
 		b.stop()

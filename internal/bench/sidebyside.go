@@ -76,6 +76,9 @@ type nodesResult struct {
 	// process (procNames).
 	before, now, peak        []int64
 	agentPeak                int64
+	// cpu: CPU seconds from the first create until all pods were Ready,
+	// each process of procNames, then the agent.
+	cpu                      []float64
 	readyzOK, readyzFail     int
 	notReadyRun, notReadyEnd int
 	notReadyHold             int
@@ -152,6 +155,25 @@ func nodesTable(rs []*nodesResult) sideTable {
 	row("per pod create→Ready p50 / p99 (s)", func(r *nodesResult) string { return fmt.Sprintf("%.2f / %.2f", r.p50, r.p99) })
 	row("mutating requests: count, p50 / p99 (ms)", func(r *nodesResult) string {
 		return fmt.Sprintf("%.0f, %.0f / %.0f", r.mutating, 1000*r.mutP50, 1000*r.mutP99)
+	})
+	row("server-side CPU, 1st create → all Ready (s; ms per pod)", func(r *nodesResult) string {
+		total := 0.0
+		for _, c := range r.cpu[:len(r.cpu)-1] {
+			total += c
+		}
+		return fmt.Sprintf("%.1f; %.2f", total, perObjectMS(total, r.pods))
+	})
+	for _, n := range names {
+		row("  "+n+" CPU (s)", func(r *nodesResult) string {
+			if i := slices.Index(r.procNames, n); i >= 0 {
+				return fmt.Sprintf("%.1f", r.cpu[i])
+			}
+			return "—"
+		})
+	}
+	row("agent CPU (s; ms per pod)", func(r *nodesResult) string {
+		a := r.cpu[len(r.cpu)-1]
+		return fmt.Sprintf("%.1f; %.2f", a, perObjectMS(a, r.pods))
 	})
 	row("server-side RSS before pods / now / peak (MB)", func(r *nodesResult) string {
 		return fmt.Sprintf("%.0f / %.0f / %.0f", mb(r.before[0]), mb(r.now[0]), mb(r.peak[0]))
