@@ -6,7 +6,9 @@
 // NodeResourcesFit: allocatable pods, cpu and memory minus the requests
 // (resourcehelper.PodRequests) of the pods there and of those assumed
 // there; among fitting nodes the one with the fewest pods wins (ties by
-// name). As upstream's scheduler, placement and binding are split: one
+// name). The nodes are kept in that order (order.go: a btree re-ranked
+// whenever a node's pod count changes) and tried in it until one fits, so
+// a placement visits every node only when few or none fit. As upstream's scheduler, placement and binding are split: one
 // worker decides placements in memory against per-node pod counts and
 // requests kept incrementally from the pod informer (cache.go), assumes the pod on its node at once, and
 // binds run concurrently (BindConcurrency); a failed bind takes the
