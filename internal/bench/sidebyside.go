@@ -74,8 +74,8 @@ type nodesResult struct {
 	mutating, mutP50, mutP99 float64
 	// before, now, peak: the server side's RSS, the total then each
 	// process (procNames).
-	before, now, peak        []int64
-	agentPeak                int64
+	before, now, peak []int64
+	agentPeak         int64
 	// cpu: CPU seconds from the first create until all pods were Ready,
 	// each process of procNames, then the agent.
 	cpu                      []float64
