@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"reflect"
 	"slices"
 	"sync"
 	"time"
@@ -47,6 +48,11 @@ type Collector struct {
 	// absentOwnerCache): the dependents of a deleted ReplicaSet of 10,000
 	// pods ask for it once, not 10,000 times.
 	absent *lru.Cache
+
+	// shared are the controller manager's typed informers (shared.go);
+	// sharedTypes the object types they serve, once started and synced.
+	shared      Shared
+	sharedTypes map[reflect.Type]bool
 }
 
 // ConcurrentGCSyncs is the collector's workers: kube-controller-manager's
@@ -70,6 +76,9 @@ func New(metaClient metadata.Interface, disco discovery.DiscoveryInterface) *Col
 // and monitors the resources that appeared (custom resources), stops
 // monitoring those that went.
 func (c *Collector) Run(ctx context.Context, workers int) error {
+	if !c.loadShared(ctx) {
+		return ctx.Err()
+	}
 	synced, err := c.firstDiscovery(ctx)
 	if err != nil {
 		return err

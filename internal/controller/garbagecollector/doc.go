@@ -17,9 +17,12 @@
 //     ownerReference removed from every dependent, then loses the
 //     finalizer.
 //
-// The graph (uid → object, owner uid → dependents) is built from metadata
-// informers ("monitors") over every resource discovery reports as
-// list/watch/delete-able. Every ResyncPeriod (30 s, as upstream) discovery
+// The graph (uid → object, owner uid → dependents) is built from informers
+// ("monitors") over every resource discovery reports as
+// list/watch/delete-able: the controller manager's shared typed informer
+// where one already serves the resource (pods, ReplicaSets, … as
+// kube-controller-manager's collector reuses its shared informers;
+// shared.go), else a metadata informer of the collector's own. Every ResyncPeriod (30 s, as upstream) discovery
 // is asked again: resources that appeared (custom resources) get a monitor,
 // those that went lose theirs and their objects leave the graph, and the
 // REST mapper used to find owners is replaced. A group that fails discovery

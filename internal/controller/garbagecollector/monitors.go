@@ -23,9 +23,10 @@ import (
 // resources), kube-controller-manager's 30 s.
 const ResyncPeriod = 30 * time.Second
 
-// monitor is the metadata informer of one resource.
+// monitor is the informer of one resource: a metadata informer of the
+// collector's own or a handler on a shared typed informer.
 type monitor struct {
-	stop   context.CancelFunc
+	stop   func()
 	synced cache.InformerSynced
 }
 
@@ -95,16 +96,24 @@ func (c *Collector) syncMonitors(ctx context.Context, want []schema.GroupVersion
 	return synced
 }
 
-// startMonitor runs a metadata informer of gvr feeding the graph until ctx
-// ends or the monitor is stopped.
+// startMonitor feeds the graph with gvr's objects until ctx ends or the
+// monitor is stopped: from the shared typed informer that serves gvr, if
+// one runs, or else from a metadata informer of its own.
 func (c *Collector) startMonitor(ctx context.Context, gvr schema.GroupVersionResource) *monitor {
-	inf := metadatainformer.NewFilteredMetadataInformer(c.meta, gvr, metav1.NamespaceAll, 0, cache.Indexers{}, nil).Informer()
-	_ = inf.SetTransform(informerutil.DropManagedFields) // as kube-controller-manager's metadata informers
-	_, _ = inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
+	handler := cache.ResourceEventHandlerFuncs{
 		AddFunc:    func(obj interface{}) { c.observe(gvr, obj) },
 		UpdateFunc: func(_, obj interface{}) { c.observe(gvr, obj) },
 		DeleteFunc: func(obj interface{}) { c.forget(obj) },
-	})
+	}
+	if shared, ok := c.sharedInformer(gvr); ok {
+		if reg, err := shared.AddEventHandler(handler); err == nil {
+			klog.FromContext(ctx).V(4).Info("Garbage collector watches through a shared informer", "resource", gvr)
+			return &monitor{stop: func() { _ = shared.RemoveEventHandler(reg) }, synced: reg.HasSynced}
+		}
+	}
+	inf := metadatainformer.NewFilteredMetadataInformer(c.meta, gvr, metav1.NamespaceAll, 0, cache.Indexers{}, nil).Informer()
+	_ = inf.SetTransform(informerutil.DropManagedFields) // as kube-controller-manager's metadata informers
+	_, _ = inf.AddEventHandler(handler)
 	mctx, stop := context.WithCancel(ctx)
 	go inf.RunWithContext(mctx)
 	return &monitor{stop: stop, synced: inf.HasSynced}

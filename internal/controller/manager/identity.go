@@ -58,7 +58,7 @@ func (f *depsFor) get(c Controller) Deps {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if d, ok := f.byID[id.User]; ok {
-		d.Informers = f.root.Informers
+		d.Informers, d.InformersStarted = f.root.Informers, f.root.InformersStarted
 		return d
 	}
 	cfg, err := f.creds(id)
@@ -67,7 +67,7 @@ func (f *depsFor) get(c Controller) Deps {
 		if d.Client, d.Dynamic, d.Metadata, err = clients(cfg); err == nil {
 			d.Config = f.root.Config
 			f.byID[id.User] = d
-			d.Informers = f.root.Informers
+			d.Informers, d.InformersStarted = f.root.Informers, f.root.InformersStarted
 			return d
 		}
 	}

@@ -78,6 +78,9 @@ type Deps struct {
 	Dynamic   dynamic.Interface
 	Metadata  metadata.Interface
 	Informers informers.SharedInformerFactory
+	// InformersStarted is closed once every controller has asked for
+	// its Informers and they have been started.
+	InformersStarted <-chan struct{}
 }
 
 // Controller is one named controller: Name is kube-controller-manager's
@@ -174,7 +177,9 @@ func All() []Controller {
 		}},
 		{Name: "garbage-collector-controller", ServiceAccount: "generic-garbage-collector", Aliases: []string{"garbagecollector"}, Start: func(ctx context.Context, d Deps) {
 			go func() {
-				if err := garbagecollector.New(d.Metadata, d.Client.Discovery()).Run(ctx, garbagecollector.ConcurrentGCSyncs); err != nil {
+				gc := garbagecollector.New(d.Metadata, d.Client.Discovery()).
+					WithShared(garbagecollector.Shared{Factory: d.Informers, Started: d.InformersStarted})
+				if err := gc.Run(ctx, garbagecollector.ConcurrentGCSyncs); err != nil {
 					klog.ErrorS(err, "Garbage collector stopped")
 				}
 			}()
@@ -318,10 +323,13 @@ func runLeading(ctx context.Context, lock resourcelock.Interface, identity strin
 				// Sibling pods share what they hold in common (ShareSiblings).
 				deps.root.Informers = informers.NewSharedInformerFactoryWithOptions(deps.root.Client, 10*time.Minute,
 					informers.WithTransform(informerutil.ShareSiblings(informerutil.ForControllers)))
+				started := make(chan struct{})
+				deps.root.InformersStarted = started
 				for _, c := range controllers {
 					c.Start(ctx, deps.get(c))
 				}
 				deps.root.Informers.Start(ctx.Done())
+				close(started)
 			},
 			OnStoppedLeading: func() { klog.InfoS("Stopped leading; controllers stopped", "identity", identity) },
 		},
