@@ -174,7 +174,7 @@ func newBenchNodesCommand() *cobra.Command {
 	f.DurationVar(&c.Hold, "hold", c.Hold, "After all pods are Ready, keep watching heartbeats this long (more than the 50 s grace period shows nodes stay Ready).")
 	f.StringArrayVar(&c.ServerArgs, "server-arg", nil, "Extra flag for the server (repeatable; not split at commas).")
 	f.StringArrayVar(&c.AgentArgs, "agent-arg", nil, "Extra flag for `svcplane node` (repeatable), e.g. --agent-arg=--workers=32.")
-	f.BoolVar(&c.KeepLog, "keep-log", false, "Keep the agent's log file (its path is printed).")
+	f.BoolVar(&c.KeepLog, "keep-log", false, "Keep the agent's log file and the svcplane server's (their paths are printed); with --server-arg=-v=1 the server's says which watchers it closed.")
 	addUpstreamFlags(f, &c.Against, &c.Upstream)
 	return cmd
 }

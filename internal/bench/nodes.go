@@ -44,7 +44,8 @@ type NodesConfig struct {
 	// ServerArgs and AgentArgs are extra flags of the server and of
 	// `svcplane node`.
 	ServerArgs, AgentArgs []string
-	// KeepLog keeps the agent's log file (its path is printed).
+	// KeepLog keeps the agent's log file and the svcplane server's (their
+	// paths are printed).
 	KeepLog bool
 	// PerPod prints the wall time and agent RSS per pod.
 	PerPod bool
@@ -153,6 +154,10 @@ func nodesOnce(out, progressOut io.Writer, o NodesConfig, side string, bins upst
 		fmt.Fprintln(out, u.versions)
 	}
 	if o.KeepLog {
+		if c.server.log != "" {
+			c.server.keepLog = true
+			fmt.Fprintf(out, "server log: %s\n", c.server.log)
+		}
 		fmt.Fprintf(out, "agent log: %s\n", c.logf.Name())
 	}
 	ctx, cancel := context.WithCancel(context.Background())

@@ -201,6 +201,10 @@ type server struct {
 	// upstream: the server is kube-apiserver (proc) with etcd and a
 	// controller manager; nil for `svcplane server`.
 	upstream *upstreamProcs
+	// log is the svcplane server's log (its stderr), removed by stop
+	// unless keepLog.
+	log     string
+	keepLog bool
 }
 
 // proc is one process of a server side, by name.
@@ -260,10 +264,13 @@ func startServer(extra ...string) (*server, error) {
 	args := append([]string{"server", "--data-dir", dir, "--secure-port", "0", "--bind-address", "127.0.0.1"}, extra...)
 	b := &server{proc: exec.Command(self, args...), dir: dir}
 	dieWithParent(b.proc)
-	if p := os.Getenv("SVCPLANE_BENCH_SERVER_LOG"); p != "" { // TEMP investigation
-		f, _ := os.Create(p)
-		b.proc.Stderr = f
+	logf, err := os.CreateTemp("", "svcplane-bench-server-*.log")
+	if err != nil {
+		os.RemoveAll(dir)
+		return nil, err
 	}
+	defer logf.Close() // the child has its own descriptor
+	b.proc.Stderr, b.log = logf, logf.Name()
 	start := time.Now()
 	if err := b.startAndConnect(); err != nil {
 		b.stop()
@@ -332,6 +339,9 @@ func (b *server) stop() {
 		_ = b.proc.Wait()
 	}
 	os.RemoveAll(b.dir)
+	if b.log != "" && !b.keepLog {
+		os.Remove(b.log)
+	}
 }
 
 // fastClient is an admin client of b without client-side rate limits,
