@@ -20,7 +20,7 @@ import (
 type Shared struct {
 	Factory informers.SharedInformerFactory
 	// Started is closed once every controller has asked for its informers
-	// and Factory has been started.
+	// and Factory has been started; nil shares nothing.
 	Started <-chan struct{}
 }
 
@@ -37,8 +37,8 @@ func (c *Collector) WithShared(s Shared) *Collector {
 // informer that never syncs holds back only the collector's work, as a
 // metadata informer of its own would).
 func (c *Collector) loadShared(ctx context.Context) bool {
-	if c.shared.Factory == nil {
-		return true
+	if c.shared.Factory == nil || c.shared.Started == nil {
+		return true // nothing shared: metadata informers for all
 	}
 	select {
 	case <-c.shared.Started:
