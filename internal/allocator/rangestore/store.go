@@ -28,7 +28,10 @@ type Interface interface {
 // callers queue, and the next write applies all of them at once (each on
 // its own copy of the map, so one caller's error leaves the others' changes
 // intact). Callers return only after the write holding their change has
-// committed.
+// committed. The caller that writes a batch holds its own change in it and
+// returns after that one write, handing the next batch to the first caller
+// still queued, so no caller keeps writing other callers' changes for as
+// long as new ones arrive.
 type Etcd struct {
 	storage   storage.Interface
 	key       string
@@ -46,7 +49,8 @@ type Etcd struct {
 type op struct {
 	fn   func(*bitmap.Bitmap) error
 	err  error
-	done chan struct{}
+	done chan struct{} // closed when the write holding fn has finished
+	lead chan struct{} // closed when this caller is to write the next batch
 }
 
 // NewEtcd returns the map of size offsets for rangeSpec (e.g. "30000-32767"
@@ -57,34 +61,65 @@ func NewEtcd(s storage.Interface, key, rangeSpec string, size uint64) *Etcd {
 
 // Update implements Interface.
 func (e *Etcd) Update(ctx context.Context, fn func(*bitmap.Bitmap) error) error {
-	o := &op{fn: fn, done: make(chan struct{})}
+	o := &op{fn: fn, done: make(chan struct{}), lead: make(chan struct{})}
 	e.mu.Lock()
 	e.pending = append(e.pending, o)
-	if e.leading {
+	if !e.leading {
+		e.leading = true
+		e.mu.Unlock()
+	} else {
 		e.mu.Unlock()
 		select {
 		case <-o.done:
 			return o.err
+		case <-o.lead:
 		case <-ctx.Done():
-			// The change may still be written; the repair loop frees it
-			// if no Service ends up holding it.
-			return ctx.Err()
+			return e.abandon(o, ctx.Err())
 		}
 	}
-	e.leading = true
+	// This caller writes the pending batch, its own change among them.
+	e.mu.Lock()
+	batch := e.pending
+	e.pending = nil
 	e.mu.Unlock()
-	for {
-		e.mu.Lock()
-		batch := e.pending
-		e.pending = nil
-		if len(batch) == 0 {
-			e.leading = false
-			e.mu.Unlock()
-			return o.err
+	e.commit(context.WithoutCancel(ctx), batch)
+	e.mu.Lock()
+	e.handOff()
+	e.mu.Unlock()
+	return o.err
+}
+
+// abandon takes o, whose caller gave up waiting, out of the queue. A change
+// already in a write in flight is waited for, so that the caller learns
+// whether it was stored.
+func (e *Etcd) abandon(o *op, err error) error {
+	e.mu.Lock()
+	for i, p := range e.pending {
+		if p != o {
+			continue
+		}
+		e.pending = append(e.pending[:i], e.pending[i+1:]...)
+		select {
+		case <-o.lead: // chosen to write next: pass that on
+			e.handOff()
+		default:
 		}
 		e.mu.Unlock()
-		e.commit(context.WithoutCancel(ctx), batch)
+		return err
 	}
+	e.mu.Unlock()
+	<-o.done
+	return o.err
+}
+
+// handOff makes the first queued caller write the next batch, or ends the
+// leading when none is queued. e.mu is held.
+func (e *Etcd) handOff() {
+	if len(e.pending) == 0 {
+		e.leading = false
+		return
+	}
+	close(e.pending[0].lead)
 }
 
 // commit applies batch in one compare-and-swap and wakes its callers.
