@@ -8,8 +8,9 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 )
 
-// FakeStore is an in-memory IPAddressStore with etcd's rule: a create of an
-// existing name fails with AlreadyExists. Several allocators may share one
+// FakeStore is an in-memory IPAddressStore with etcd's rules: a create of an
+// existing name fails with AlreadyExists, and a call whose context is done
+// fails with the context's error. Several allocators may share one
 // FakeStore to play several servers on one etcd.
 type FakeStore struct {
 	mu      sync.Mutex
@@ -23,7 +24,10 @@ func NewFakeStore() *FakeStore {
 	return &FakeStore{objects: map[string]*networkingv1.IPAddress{}}
 }
 
-func (f *FakeStore) Create(_ context.Context, ip *networkingv1.IPAddress) error {
+func (f *FakeStore) Create(ctx context.Context, ip *networkingv1.IPAddress) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if _, ok := f.objects[ip.Name]; ok {
@@ -34,7 +38,10 @@ func (f *FakeStore) Create(_ context.Context, ip *networkingv1.IPAddress) error 
 	return nil
 }
 
-func (f *FakeStore) Get(_ context.Context, name string) (*networkingv1.IPAddress, error) {
+func (f *FakeStore) Get(ctx context.Context, name string) (*networkingv1.IPAddress, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if ip, ok := f.objects[name]; ok {
@@ -43,7 +50,10 @@ func (f *FakeStore) Get(_ context.Context, name string) (*networkingv1.IPAddress
 	return nil, apierrors.NewNotFound(networkingv1.Resource("ipaddresses"), name)
 }
 
-func (f *FakeStore) Delete(_ context.Context, name string) error {
+func (f *FakeStore) Delete(ctx context.Context, name string) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	delete(f.objects, name)

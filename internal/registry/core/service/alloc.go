@@ -95,7 +95,9 @@ func (al *Allocators) BeginCreate(ctx context.Context, obj runtime.Object, opts 
 	}
 	if taken.ports, _, err = al.allocNodePorts(ctx, svc, nil, dryRun); err != nil {
 		if !dryRun {
-			al.free(ctx, svc, release{ips: taken.ips})
+			// ctx may be what failed (the request's deadline): give the
+			// ClusterIPs back all the same.
+			al.free(context.WithoutCancel(ctx), svc, release{ips: taken.ips})
 		}
 		return nil, err
 	}
