@@ -287,7 +287,11 @@ func (s *hostServer) start() {
 	s.p, s.c = p, nil
 	s.mu.Unlock()
 	waitFor(s.t, "svcplane "+s.args[0]+" on port "+strconv.Itoa(s.port)+" ready", 60*time.Second, func() bool {
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		// Longer than the server's own etcd readiness check (2 s): a poll
+		// given up before /readyz answers makes the server log
+		// "Post-timeout activity" as an error, which the console tests
+		// count against it.
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
 		c := s.client()
 		if c == nil {
