@@ -5,8 +5,10 @@
 // goroutine each) and UDP datagrams and relays them to an endpoint chosen by an IPVS-style
 // scheduler (internal/proxy/scheduler), with ClientIP affinity and, unlike
 // the kernel modes, a retry on another endpoint when a connect fails.
-// Service IPs reach the listeners through a minimal nftables table of
-// REDIRECT rules (Redirector); NodePorts are bound directly.
+// Service IPs reach the listeners through a minimal nftables table: one
+// REDIRECT rule looking the listener's port up in a map keyed by daddr .
+// l4proto . dport (Redirector, which writes only the elements that
+// changed); NodePorts are bound directly.
 //
 // Dual-stack: a Proxier serves one IP family (Config.Family); a dual-stack
 // node runs one per family, each fed its family's Snapshot and owning its

@@ -5,6 +5,7 @@ import (
 	"net/netip"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -64,6 +65,19 @@ func ruleStrings(fake *knftables.Fake, chain string) []string {
 	return out
 }
 
+// portalStrings returns the portal map's elements as "daddr . proto .
+// port : listener port", sorted.
+func portalStrings(fake *knftables.Fake) []string {
+	var out []string
+	if m := fake.Table.Maps[mapPortals]; m != nil {
+		for _, e := range m.Elements {
+			out = append(out, strings.Join(e.Key, " . ")+" : "+strings.Join(e.Value, ""))
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
 func TestConfigFamily(t *testing.T) {
 	c := Config{Family: proxy.IPv6}
 	c.defaults()
@@ -99,7 +113,7 @@ func TestIPv6ListenersAndPortals(t *testing.T) {
 		t.Run(string(proto), func(t *testing.T) {
 			snap := snapAt("fd00:96::10", proto, 0, backendOn(t, "::1", "b1"))
 			fake := knftables.NewFake(knftables.IPv6Family, TableName)
-			p, err := NewProxier(Config{Family: proxy.IPv6, ListenAddr: netip.MustParseAddr("::1")}, NewRedirector(fake),
+			p, err := NewProxier(Config{Family: proxy.IPv6, ListenAddr: netip.MustParseAddr("::1")}, NewRedirector(fake, proxy.IPv6),
 				func() *proxy.Snapshot { return snap }, nil)
 			if err != nil {
 				t.Fatal(err)
@@ -109,9 +123,13 @@ func TestIPv6ListenersAndPortals(t *testing.T) {
 				t.Fatal(err)
 			}
 			port := listenerPort(p, proto)
-			want := []string{"ip6 daddr fd00:96::10 " + protoWord(proto) + " dport 80 redirect to :" + strconv.Itoa(int(port))}
-			if got := ruleStrings(fake, chainPortals); !slices.Equal(got, want) {
+			want := []string{"fd00:96::10 . " + protoWord(proto) + " . 80 : " + strconv.Itoa(int(port))}
+			if got := portalStrings(fake); !slices.Equal(got, want) {
 				t.Errorf("portals: got %q, want %q", got, want)
+			}
+			rule := "meta l4proto { tcp, udp, sctp } redirect to :ip6 daddr . meta l4proto . th dport map @" + mapPortals
+			if got := ruleStrings(fake, chainPortals); !slices.Equal(got, []string{rule}) {
+				t.Errorf("portal chain: got %q, want %q", got, rule)
 			}
 			addr := net.JoinHostPort("::1", strconv.Itoa(int(port)))
 			got := ""

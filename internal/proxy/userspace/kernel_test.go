@@ -93,7 +93,7 @@ func runServe(families string) error {
 		if err != nil {
 			return err
 		}
-		p, err := NewProxier(Config{Family: fam}, NewRedirector(nft), func() *proxy.Snapshot { return snap }, nil)
+		p, err := NewProxier(Config{Family: fam}, NewRedirector(nft, fam), func() *proxy.Snapshot { return snap }, nil)
 		if err != nil {
 			return err
 		}

@@ -3,6 +3,7 @@ package userspace
 import (
 	"context"
 	"net/netip"
+	"slices"
 	"strings"
 	"testing"
 
@@ -11,21 +12,24 @@ import (
 	"github.com/svcplane/svcplane/internal/proxy"
 )
 
-// countingNFT counts the transactions run on the table.
+// countingNFT counts the transactions run on the table and keeps the
+// number of operations of the last.
 type countingNFT struct {
 	knftables.Interface
-	runs int
+	runs, lastOps int
 }
 
 func (c *countingNFT) Run(ctx context.Context, tx *knftables.Transaction) error {
 	c.runs++
+	c.lastOps = tx.NumOperations()
 	return c.Interface.Run(ctx, tx)
 }
 
 // A partial sync visits only the changed ports: an endpoint change that
 // leaves the port with endpoints swaps its pool and runs no transaction;
-// a port losing its last endpoint, or a new port, rewrites the table;
-// the other ports keep their listeners.
+// a port losing its last endpoint, or a new port, changes only its own
+// portal element and the refusal chain; the other ports keep their
+// listeners.
 func TestPartialSyncs(t *testing.T) {
 	web := proxy.ServicePortName{Namespace: "ns", Name: "web", Port: "p", Protocol: proxy.TCP}
 	other := proxy.ServicePortName{Namespace: "ns", Name: "other", Port: "p", Protocol: proxy.TCP}
@@ -41,7 +45,7 @@ func TestPartialSyncs(t *testing.T) {
 		Endpoints: map[proxy.ServicePortName][]proxy.Endpoint{web: ep("10.244.1.2"), other: ep("10.244.1.3")}}
 	fake := knftables.NewFake(knftables.IPv4Family, TableName)
 	nft := &countingNFT{Interface: fake}
-	p, err := NewProxier(Config{ListenAddr: netip.MustParseAddr("127.0.0.1")}, NewRedirector(nft), func() *proxy.Snapshot { return snap }, nil)
+	p, err := NewProxier(Config{ListenAddr: netip.MustParseAddr("127.0.0.1")}, NewRedirector(nft, proxy.IPv4), func() *proxy.Snapshot { return snap }, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,8 +87,10 @@ func TestPartialSyncs(t *testing.T) {
 	if err := p.SyncProxyRules(false); err != nil {
 		t.Fatal(err)
 	}
-	if nft.runs != 2 || !strings.Contains(fake.Dump(), "10.96.0.10 tcp dport 80 reject") {
-		t.Errorf("web without endpoints: %d transactions, table:\n%s", nft.runs, fake.Dump())
+	// Its element out, the refusal chain flushed and refilled with one rule.
+	if nft.runs != 2 || nft.lastOps != 3 || !strings.Contains(fake.Dump(), "10.96.0.10 tcp dport 80 reject") ||
+		slices.ContainsFunc(portalStrings(fake), func(s string) bool { return strings.HasPrefix(s, "10.96.0.10 ") }) {
+		t.Errorf("web without endpoints: %d transactions (last of %d operations), table:\n%s", nft.runs, nft.lastOps, fake.Dump())
 	}
 
 	next(added)
@@ -92,8 +98,26 @@ func TestPartialSyncs(t *testing.T) {
 	if err := p.SyncProxyRules(false); err != nil {
 		t.Fatal(err)
 	}
-	if nft.runs != 3 || !strings.Contains(fake.Dump(), "10.96.0.12 tcp dport 80 redirect") || !strings.Contains(fake.Dump(), "10.96.0.11 tcp dport 80 redirect") {
-		t.Errorf("new port: %d transactions, table:\n%s", nft.runs, fake.Dump())
+	// One element added; the refusals are as before.
+	portals := portalStrings(fake)
+	if nft.runs != 3 || nft.lastOps != 1 || len(portals) != 2 || !strings.HasPrefix(portals[0], "10.96.0.11 . tcp . 80 : ") ||
+		!strings.HasPrefix(portals[1], "10.96.0.12 . tcp . 80 : ") {
+		t.Errorf("new port: %d transactions (last of %d operations), portals %q, table:\n%s", nft.runs, nft.lastOps, portals, fake.Dump())
+	}
+	// A full sync writes the whole table again, as it should after the
+	// table was changed behind the proxy's back.
+	if err := fake.Run(t.Context(), func() *knftables.Transaction {
+		tx := fake.NewTransaction()
+		tx.Delete(&knftables.Table{})
+		return tx
+	}()); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.SyncProxyRules(true); err != nil {
+		t.Fatal(err)
+	}
+	if got := portalStrings(fake); !slices.Equal(got, portals) {
+		t.Errorf("after a full sync over a deleted table: portals %q, want %q", got, portals)
 	}
 	if got := p.services[other].listeners[kindCluster].port(); got != otherPort {
 		t.Errorf("an unchanged port's listener moved from %d to %d", otherPort, got)

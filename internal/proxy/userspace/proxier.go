@@ -200,7 +200,7 @@ func (p *Proxier) SyncProxyRules(full bool) error {
 			portals, refusals = append(portals, st.portals...), append(refusals, st.refusals...)
 		}
 		res.Changes = len(portals) + len(refusals)
-		errs = append(errs, p.redirect.Sync(context.Background(), portals, refusals))
+		errs = append(errs, p.redirect.Sync(context.Background(), portals, refusals, !partial))
 	}
 	err := errors.Join(errs...)
 	res.Duration = p.clock.Since(start)

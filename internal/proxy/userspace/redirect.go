@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/netip"
 	"slices"
+	"strconv"
 	"strings"
 
 	"sigs.k8s.io/knftables"
@@ -17,10 +18,12 @@ import (
 // svcplane-userspace.
 const TableName = "svcplane-userspace"
 
-// Chains of the table.
+// Chains and map of the table.
 const (
 	chainPortals  = "portals"
 	chainRefusals = "no-endpoints"
+	// mapPortals maps daddr . l4proto . dport to the listener's port.
+	mapPortals = "portal-ports"
 )
 
 // Portal sends traffic for Dst:Port/Proto to the local listener port To.
@@ -31,9 +34,23 @@ type Portal struct {
 	To    uint16
 }
 
-// rule renders the portal's REDIRECT rule.
-func (p Portal) rule() string {
-	return fmt.Sprintf("%s daddr %s %s dport %d redirect to :%d", ipWord(p.Dst), p.Dst, protoWord(p.Proto), p.Port, p.To)
+// portalKey is what the portal map looks a packet up by.
+type portalKey struct {
+	Dst   netip.Addr
+	Proto proxy.Protocol
+	Port  uint16
+}
+
+func (p Portal) key() portalKey { return portalKey{p.Dst, p.Proto, p.Port} }
+
+// element is k's entry in the portal map, sending to the listener port to
+// (0: the key only, to delete it).
+func (k portalKey) element(to uint16) *knftables.Element {
+	e := &knftables.Element{Map: mapPortals, Key: []string{k.Dst.String(), protoWord(k.Proto), strconv.Itoa(int(k.Port))}}
+	if to != 0 {
+		e.Value = []string{strconv.Itoa(int(to))}
+	}
+	return e
 }
 
 // Refusal answers new flows to Dst:Port/Proto in the table itself, as the
@@ -80,16 +97,31 @@ func ipWord(a netip.Addr) string {
 func protoWord(p proxy.Protocol) string { return strings.ToLower(string(p)) }
 
 // Redirector keeps the rules of one IP family in one small nftables table:
-// the prerouting and output nat hooks jump to a chain of one REDIRECT rule
-// per portal; the input, forward and output filter hooks jump (for new
-// flows) to a chain of one reject or drop rule per refusal.
+// the prerouting and output nat hooks jump to a chain whose one rule
+// redirects by a map (daddr . l4proto . dport → listener port), one
+// element per portal; the input, forward and output filter hooks jump
+// (for new flows) to a chain of one reject or drop rule per refusal.
+//
+// After a successful Sync it remembers what the table holds, and the next
+// Sync writes only the difference: a new Service port is one element
+// added, not the whole table rewritten, and a packet finds its portal by
+// one map lookup however many there are.
 type Redirector struct {
-	nft knftables.Interface
+	nft    knftables.Interface
+	family proxy.IPFamily
+	// portals and refusals are what the table holds after the last
+	// successful Sync (refusals as sorted rules); portals is nil when that
+	// is not known (before the first Sync, after a failed one), and the
+	// next Sync then writes everything.
+	portals  map[portalKey]uint16
+	refusals []string
 }
 
-// NewRedirector works on nft (a knftables.Interface for TableName in the
-// proxier's family: NewNFT).
-func NewRedirector(nft knftables.Interface) *Redirector { return &Redirector{nft: nft} }
+// NewRedirector works on nft (a knftables.Interface for TableName in fam:
+// NewNFT(fam)).
+func NewRedirector(nft knftables.Interface, fam proxy.IPFamily) *Redirector {
+	return &Redirector{nft: nft, family: fam}
+}
 
 // NewNFT opens the real table of one IP family (ip or ip6 TableName).
 func NewNFT(fam proxy.IPFamily) (knftables.Interface, error) {
@@ -104,16 +136,71 @@ func nftFamily(fam proxy.IPFamily) knftables.Family {
 }
 
 // Sync makes the table hold exactly the portals and refusals, in one
-// transaction.
-func (r *Redirector) Sync(ctx context.Context, portals []Portal, refusals []Refusal) error {
+// transaction: everything when full or when what the table holds is not
+// known, else only what changed since the last Sync (nothing to write: no
+// transaction).
+func (r *Redirector) Sync(ctx context.Context, portals []Portal, refusals []Refusal, full bool) error {
+	want := make(map[portalKey]uint16, len(portals))
+	for _, p := range portals {
+		want[p.key()] = p.To
+	}
+	rules := make([]string, len(refusals))
+	for i, rf := range refusals {
+		rules[i] = rf.rule()
+	}
+	slices.Sort(rules)
 	tx := r.nft.NewTransaction()
+	if full || r.portals == nil {
+		r.writeBase(tx)
+		for _, k := range sortedKeys(want) {
+			tx.Add(k.element(want[k]))
+		}
+		r.fillRefusals(tx, rules)
+	} else {
+		for _, k := range sortedKeys(r.portals) {
+			if to, ok := want[k]; !ok || to != r.portals[k] {
+				tx.Delete(k.element(0))
+			}
+		}
+		for _, k := range sortedKeys(want) {
+			if to, ok := r.portals[k]; !ok || to != want[k] {
+				tx.Add(k.element(want[k]))
+			}
+		}
+		if !slices.Equal(rules, r.refusals) {
+			r.fillRefusals(tx, rules)
+		}
+	}
+	if tx.NumOperations() == 0 {
+		return nil
+	}
+	if err := r.nft.Run(ctx, tx); err != nil {
+		r.portals, r.refusals = nil, nil
+		return err
+	}
+	r.portals, r.refusals = want, rules
+	return nil
+}
+
+// writeBase (re)creates the table, its hooked chains, the portal chain
+// and an empty portal map.
+func (r *Redirector) writeBase(tx *knftables.Transaction) {
 	tx.Add(&knftables.Table{Comment: knftables.PtrTo("svcplane userspace proxy portals and no-endpoint rejects")})
 	hooked := func(name string, typ knftables.BaseChainType, hook knftables.BaseChainHook, prio knftables.BaseChainPriority, rule string) {
 		tx.Add(&knftables.Chain{Name: name, Type: knftables.PtrTo(typ), Hook: knftables.PtrTo(hook), Priority: knftables.PtrTo(prio)})
 		tx.Flush(&knftables.Chain{Name: name})
 		tx.Add(&knftables.Rule{Chain: name, Rule: rule})
 	}
+	ip, addrType := "ip", "ipv4_addr"
+	if r.family == proxy.IPv6 {
+		ip, addrType = "ip6", "ipv6_addr"
+	}
+	tx.Add(&knftables.Map{Name: mapPortals, Type: addrType + " . inet_proto . inet_service : inet_service"})
+	tx.Flush(&knftables.Map{Name: mapPortals})
 	tx.Add(&knftables.Chain{Name: chainPortals})
+	tx.Flush(&knftables.Chain{Name: chainPortals})
+	tx.Add(&knftables.Rule{Chain: chainPortals,
+		Rule: "meta l4proto { tcp, udp, sctp } redirect to :" + ip + " daddr . meta l4proto . th dport map @" + mapPortals})
 	tx.Add(&knftables.Chain{Name: chainRefusals})
 	for _, hook := range []knftables.BaseChainHook{knftables.PreroutingHook, knftables.OutputHook} {
 		hooked(string(hook), knftables.NATType, hook, knftables.DNATPriority, "jump "+chainPortals)
@@ -121,24 +208,33 @@ func (r *Redirector) Sync(ctx context.Context, portals []Portal, refusals []Refu
 	for _, hook := range []knftables.BaseChainHook{knftables.InputHook, knftables.ForwardHook, knftables.OutputHook} {
 		hooked("filter-"+string(hook), knftables.FilterType, hook, knftables.FilterPriority, "ct state new jump "+chainRefusals)
 	}
-	fill := func(chain string, rules []string) {
-		tx.Flush(&knftables.Chain{Name: chain})
-		slices.Sort(rules)
-		for _, rule := range rules {
-			tx.Add(&knftables.Rule{Chain: chain, Rule: rule})
+}
+
+// fillRefusals rewrites the refusal chain with rules (sorted).
+func (r *Redirector) fillRefusals(tx *knftables.Transaction, rules []string) {
+	tx.Flush(&knftables.Chain{Name: chainRefusals})
+	for _, rule := range rules {
+		tx.Add(&knftables.Rule{Chain: chainRefusals, Rule: rule})
+	}
+}
+
+// sortedKeys returns m's keys in a fixed order (address, protocol, port),
+// so that transactions are reproducible.
+func sortedKeys(m map[portalKey]uint16) []portalKey {
+	keys := make([]portalKey, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, func(a, b portalKey) int {
+		if c := a.Dst.Compare(b.Dst); c != 0 {
+			return c
 		}
-	}
-	rules := make([]string, len(portals))
-	for i, p := range portals {
-		rules[i] = p.rule()
-	}
-	fill(chainPortals, rules)
-	rules = make([]string, len(refusals))
-	for i, rf := range refusals {
-		rules[i] = rf.rule()
-	}
-	fill(chainRefusals, rules)
-	return r.nft.Run(ctx, tx)
+		if c := strings.Compare(string(a.Proto), string(b.Proto)); c != 0 {
+			return c
+		}
+		return int(a.Port) - int(b.Port)
+	})
+	return keys
 }
 
 // Cleanup deletes the table of nft's family if it exists; call it once per

@@ -39,7 +39,7 @@ func refusalProxier(t *testing.T, fam proxy.IPFamily, snap **proxy.Snapshot) (*P
 		listen = netip.MustParseAddr("::1")
 	}
 	fake := knftables.NewFake(nftFamily(fam), TableName)
-	p, err := NewProxier(Config{Family: fam, ListenAddr: listen}, NewRedirector(fake), func() *proxy.Snapshot { return *snap }, nil)
+	p, err := NewProxier(Config{Family: fam, ListenAddr: listen}, NewRedirector(fake, fam), func() *proxy.Snapshot { return *snap }, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,7 +78,7 @@ func TestNoEndpointRefusals(t *testing.T) {
 			if got := ruleStrings(fake, chainRefusals); !slices.Equal(got, want) {
 				t.Errorf("refusals:\n got %q\nwant %q", got, want)
 			}
-			if got := ruleStrings(fake, chainPortals); len(got) != 0 {
+			if got := portalStrings(fake); len(got) != 0 {
 				t.Errorf("ports without endpoints are redirected: %q", got)
 			}
 			for _, hook := range []string{"input", "forward", "output"} {
@@ -100,7 +100,7 @@ func TestNoEndpointRefusals(t *testing.T) {
 			if got := ruleStrings(fake, chainRefusals); !slices.Equal(got, want) {
 				t.Errorf("refusals with endpoints:\n got %q\nwant %q", got, want)
 			}
-			if got := ruleStrings(fake, chainPortals); len(got) != 3 {
+			if got := portalStrings(fake); len(got) != 3 {
 				t.Errorf("portals with endpoints: %q", got)
 			}
 
@@ -119,7 +119,7 @@ func TestNoEndpointRefusals(t *testing.T) {
 			if got := ruleStrings(fake, chainRefusals); !slices.Equal(got, want) {
 				t.Errorf("Local policy refusals:\n got %q\nwant %q", got, want)
 			}
-			if got := ruleStrings(fake, chainPortals); len(got) != 1 || !strings.HasPrefix(got[0], ip+" daddr "+vip+" tcp dport 80 redirect") {
+			if got := portalStrings(fake); len(got) != 1 || !strings.HasPrefix(got[0], vip+" . tcp . 80 : ") {
 				t.Errorf("Local policy portals: %q", got)
 			}
 			if v, _ := p.Route(epIP, netip.MustParseAddr(ext), proxy.TCP, 80, func(netip.Addr) bool { return false }); v != verdictDrop {

@@ -1,6 +1,7 @@
 package userspace
 
 import (
+	"fmt"
 	"net/netip"
 	"testing"
 
@@ -13,7 +14,7 @@ import (
 func testProxier(t *testing.T, snap **proxy.Snapshot) (*Proxier, *knftables.Fake) {
 	t.Helper()
 	fake := knftables.NewFake(knftables.IPv4Family, TableName)
-	p, err := NewProxier(Config{ListenAddr: netip.MustParseAddr("127.0.0.1")}, NewRedirector(fake),
+	p, err := NewProxier(Config{ListenAddr: netip.MustParseAddr("127.0.0.1")}, NewRedirector(fake, proxy.IPv4),
 		func() *proxy.Snapshot { return *snap }, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -64,15 +65,14 @@ func TestRedirectRules(t *testing.T) {
 		t.Fatal(err)
 	}
 	port := p.services[proxy.ServicePortName{Namespace: "ns", Name: "web", Port: "p", Protocol: proxy.TCP}].listeners[kindCluster].port()
-	rules := fake.Table.Chains["portals"].Rules
-	if len(rules) != 1 || rules[0].Rule != (Portal{Dst: netip.MustParseAddr("10.96.0.10"), Proto: proxy.TCP, Port: 80, To: port}).rule() {
+	if got := portalStrings(fake); len(got) != 1 || got[0] != fmt.Sprintf("10.96.0.10 . tcp . 80 : %d", port) {
 		t.Errorf("portals: %s", fake.Dump())
 	}
 	snap = proxytest.Snapshot(proxy.IPv4)
 	if err := p.SyncProxyRules(false); err != nil {
 		t.Fatal(err)
 	}
-	if n := len(fake.Table.Chains["portals"].Rules); n != 0 {
+	if n := len(portalStrings(fake)); n != 0 {
 		t.Errorf("portals left: %s", fake.Dump())
 	}
 	if err := Cleanup(t.Context(), fake); err != nil || fake.Table != nil {
