@@ -62,7 +62,7 @@ func userspaceInNetns(out, progressOut io.Writer) error {
 		return err
 	}
 	snap := benchUserspaceSnapshot()
-	p, err := userspace.NewProxier(userspace.Config{}, userspace.NewRedirector(nft, proxy.IPv4), func() *proxy.Snapshot { return snap }, nil)
+	p, err := userspace.NewProxier(userspace.Config{}, userspace.NewRedirector(nft, proxy.IPv4).WithNetlink(), func() *proxy.Snapshot { return snap }, nil)
 	if err != nil {
 		return err
 	}

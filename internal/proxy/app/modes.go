@@ -115,7 +115,7 @@ func (b *builder) userspace(fam proxy.IPFamily, _ proxy.RulesConfig, state func(
 	if err != nil {
 		return nil, err
 	}
-	p, err := userspace.NewProxier(userspace.Config{Family: fam, Scheduler: b.cfg.IPVSScheduler}, userspace.NewRedirector(nft, fam), state, b.deps.Clock)
+	p, err := userspace.NewProxier(userspace.Config{Family: fam, Scheduler: b.cfg.IPVSScheduler}, userspace.NewRedirector(nft, fam).WithNetlink(), state, b.deps.Clock)
 	if err != nil {
 		return nil, err
 	}

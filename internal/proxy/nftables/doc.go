@@ -8,7 +8,9 @@
 // elements only, and the elements of a full sync into a table that does
 // not exist yet, go as netlink set-element messages instead (netlink.go,
 // elemcodec.go); any other knftables.Interface (knftables.Fake in tests)
-// gets knftables transactions. README.md documents the ruleset.
+// gets knftables transactions. ElementSender (elements.go) lends that
+// netlink path to other tables (the userspace mode's portal map).
+// README.md documents the ruleset.
 //
 // Guarantees: every sync is atomic, so packets see either the old or the
 // new ruleset (a sync is one transaction, except a full sync into a table

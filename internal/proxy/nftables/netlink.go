@@ -114,7 +114,7 @@ func (e *elementConn) close() { _ = e.conn.CloseLasting() }
 // or letting it list the table first. Like any transaction it fails
 // whole, e.g. when an element to delete is not there (another writer
 // changed the table): the Proxier then falls back to a full sync.
-func (e *elementConn) send(family knftables.Family, batches []elemBatch) error {
+func (e *elementConn) send(family knftables.Family, tableName string, batches []elemBatch) error {
 	// Split each batch into messages of at most messageBytes.
 	type message struct {
 		b        *elemBatch
@@ -158,7 +158,7 @@ func (e *elementConn) send(family knftables.Family, batches []elemBatch) error {
 	if err := e.sock.SetReadDeadline(time.Now().Add(replyTimeout)); err != nil {
 		return err
 	}
-	table := &gnft.Table{Name: TableName, Family: gnft.TableFamilyIPv4}
+	table := &gnft.Table{Name: tableName, Family: gnft.TableFamilyIPv4}
 	if family == knftables.IPv6Family {
 		table.Family = gnft.TableFamilyIPv6
 	}

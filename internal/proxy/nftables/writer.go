@@ -323,7 +323,7 @@ func (c *CLI) SendElements(batches []elemBatch) error {
 		}
 		c.nl = nl
 	}
-	if err := c.nl.send(c.family, batches); err != nil {
+	if err := c.nl.send(c.family, TableName, batches); err != nil {
 		c.nl.close()
 		c.nl = nil
 		return err

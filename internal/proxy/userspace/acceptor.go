@@ -192,8 +192,12 @@ func (a *acceptor) acceptAll(fd int32) (exhausted bool) {
 	}
 }
 
-// listenBacklog is the kernel's somaxconn, as Go's listeners use.
-func listenBacklog() int {
+// listenBacklog is the kernel's somaxconn, as Go's listeners use, read
+// once per process (a full sync opens thousands of listeners; reading it
+// for each took a third of the sync).
+var listenBacklog = sync.OnceValue(readListenBacklog)
+
+func readListenBacklog() int {
 	b, err := os.ReadFile("/proc/sys/net/core/somaxconn")
 	if err != nil {
 		return unix.SOMAXCONN

@@ -8,7 +8,8 @@
 // Service IPs reach the listeners through a minimal nftables table: one
 // REDIRECT rule looking the listener's port up in a map keyed by daddr .
 // l4proto . dport (Redirector, which writes only the elements that
-// changed); NodePorts are bound directly.
+// changed, over netlink when nothing else changed); NodePorts are bound
+// directly.
 //
 // Dual-stack: a Proxier serves one IP family (Config.Family); a dual-stack
 // node runs one per family, each fed its family's Snapshot and owning its

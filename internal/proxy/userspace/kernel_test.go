@@ -10,7 +10,10 @@ import (
 	"syscall"
 	"testing"
 
+	"sigs.k8s.io/knftables"
+
 	"github.com/svcplane/svcplane/internal/proxy"
+	"github.com/svcplane/svcplane/internal/proxy/nftables"
 	"github.com/svcplane/svcplane/internal/proxy/proxytest/netlab"
 )
 
@@ -88,12 +91,24 @@ func runServe(families string) error {
 		if f == "6" {
 			fam = proxy.IPv6
 		}
-		snap := serveSnapshot(fam)
+		// A full sync without web, then a partial one adding it: web's
+		// portal is the one element the netlink socket sends, and the
+		// traffic checks go through it.
+		all := serveSnapshot(fam)
+		web := proxy.ServicePortName{Namespace: "ns", Name: "web", Port: "p", Protocol: proxy.TCP}
+		snap := *all
+		snap.Services, snap.Endpoints = copyMap(all.Services), copyMap(all.Endpoints)
+		delete(snap.Services, web)
+		delete(snap.Endpoints, web)
+		cur := &snap
 		nft, err := NewNFT(fam)
 		if err != nil {
 			return err
 		}
-		p, err := NewProxier(Config{Family: fam}, NewRedirector(nft, fam), func() *proxy.Snapshot { return snap }, nil)
+		r := NewRedirector(nft, fam).WithNetlink()
+		sends := &countingSender{elementSender: r.elems}
+		r.elems = sends
+		p, err := NewProxier(Config{Family: fam}, r, func() *proxy.Snapshot { return cur }, nil)
 		if err != nil {
 			return err
 		}
@@ -101,10 +116,33 @@ func runServe(families string) error {
 		if err := p.SyncProxyRules(true); err != nil {
 			return fmt.Errorf("IPv%d: %w", fam, err)
 		}
+		next := *all
+		next.Changes = &proxy.ChangeSet{Ports: map[proxy.ServicePortName]struct{}{web: {}}}
+		cur = &next
+		if err := p.SyncProxyRules(false); err != nil {
+			return fmt.Errorf("IPv%d, adding web: %w", fam, err)
+		}
+		if sends.ok != 1 {
+			return fmt.Errorf("IPv%d: web's portal went in %d netlink transactions, want 1", fam, sends.ok)
+		}
 	}
 	fmt.Println("ready")
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, syscall.SIGTERM, os.Interrupt)
 	<-sig
 	return nil
+}
+
+// countingSender counts the element transactions that succeed.
+type countingSender struct {
+	elementSender
+	ok int
+}
+
+func (c *countingSender) Send(obj knftables.Object, dels, adds []nftables.Element) error {
+	err := c.elementSender.Send(obj, dels, adds)
+	if err == nil {
+		c.ok++
+	}
+	return err
 }

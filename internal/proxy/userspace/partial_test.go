@@ -2,6 +2,7 @@ package userspace
 
 import (
 	"context"
+	"errors"
 	"net/netip"
 	"slices"
 	"strings"
@@ -10,6 +11,7 @@ import (
 	"sigs.k8s.io/knftables"
 
 	"github.com/svcplane/svcplane/internal/proxy"
+	"github.com/svcplane/svcplane/internal/proxy/nftables"
 )
 
 // countingNFT counts the transactions run on the table and keeps the
@@ -130,4 +132,70 @@ func copyMap[K comparable, V any](m map[K]V) map[K]V {
 		out[k] = v
 	}
 	return out
+}
+
+// fakeSender plays the netlink element sender: it applies element changes
+// to the fake table as the kernel would, or fails when told to.
+type fakeSender struct {
+	fake  *knftables.Fake
+	fail  bool
+	sends int
+}
+
+func (f *fakeSender) Send(obj knftables.Object, dels, adds []nftables.Element) error {
+	f.sends++
+	if f.fail {
+		return errors.New("netlink: device or resource busy")
+	}
+	m := obj.(*knftables.Map)
+	tx := f.fake.NewTransaction()
+	for _, e := range dels {
+		tx.Delete(&knftables.Element{Map: m.Name, Key: strings.Split(e.Key, " . ")})
+	}
+	for _, e := range adds {
+		tx.Add(&knftables.Element{Map: m.Name, Key: strings.Split(e.Key, " . "), Value: []string{e.Value}})
+	}
+	return f.fake.Run(context.Background(), tx)
+}
+
+func (f *fakeSender) Close() {}
+
+// With an element sender, a change of portals only goes through it and
+// runs no nft transaction; a change of refusals still goes through nft;
+// when the sender fails, the whole table is written through nft.
+func TestRedirectorSendsPortalElements(t *testing.T) {
+	fake := knftables.NewFake(knftables.IPv4Family, TableName)
+	nft := &countingNFT{Interface: fake}
+	r := NewRedirector(nft, proxy.IPv4)
+	sender := &fakeSender{fake: fake}
+	r.elems = sender
+	a := Portal{Dst: netip.MustParseAddr("10.96.0.10"), Proto: proxy.TCP, Port: 80, To: 40000}
+	b := Portal{Dst: netip.MustParseAddr("10.96.0.11"), Proto: proxy.UDP, Port: 53, To: 40001}
+	void := Refusal{Dst: netip.MustParseAddr("10.96.0.12"), Proto: proxy.TCP, Port: 80}
+	sync := func(portals []Portal, refusals []Refusal, full bool) {
+		t.Helper()
+		if err := r.Sync(t.Context(), portals, refusals, full); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sync([]Portal{a}, nil, true)
+	if nft.runs != 1 || sender.sends != 0 {
+		t.Fatalf("full sync: %d nft runs, %d sends; want 1 and 0", nft.runs, sender.sends)
+	}
+	b2 := a
+	b2.To = 40002
+	sync([]Portal{b2, b}, nil, false)
+	want := []string{"10.96.0.10 . tcp . 80 : 40002", "10.96.0.11 . udp . 53 : 40001"}
+	if got := portalStrings(fake); nft.runs != 1 || sender.sends != 1 || !slices.Equal(got, want) {
+		t.Fatalf("portals only: %d nft runs, %d sends, portals %q; want 1, 1, %q", nft.runs, sender.sends, got, want)
+	}
+	sync([]Portal{b2, b}, []Refusal{void}, false)
+	if nft.runs != 2 || sender.sends != 1 || len(ruleStrings(fake, chainRefusals)) != 1 {
+		t.Fatalf("a refusal: %d nft runs, %d sends; want 2 and 1\n%s", nft.runs, sender.sends, fake.Dump())
+	}
+	sender.fail = true
+	sync([]Portal{b}, []Refusal{void}, false)
+	if got := portalStrings(fake); nft.runs != 3 || nft.lastOps < 10 || !slices.Equal(got, want[1:]) {
+		t.Fatalf("after a failed send: %d nft runs (last of %d operations), portals %q; want the whole table written and %q", nft.runs, nft.lastOps, got, want[1:])
+	}
 }

@@ -380,4 +380,7 @@ func (p *Proxier) Close() {
 		st.close()
 		delete(p.services, name)
 	}
+	if p.redirect != nil {
+		p.redirect.Close()
+	}
 }
