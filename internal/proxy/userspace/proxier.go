@@ -194,8 +194,11 @@ func (p *Proxier) SyncProxyRules(full bool) error {
 		}
 	}
 	if rulesChanged && p.redirect != nil {
-		var portals []Portal
-		var refusals []Refusal
+		np, nr := 0, 0
+		for _, st := range p.services {
+			np, nr = np+len(st.portals), nr+len(st.refusals)
+		}
+		portals, refusals := make([]Portal, 0, np), make([]Refusal, 0, nr)
 		for _, st := range p.services {
 			portals, refusals = append(portals, st.portals...), append(refusals, st.refusals...)
 		}
