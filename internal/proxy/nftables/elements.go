@@ -12,12 +12,12 @@ type Element struct {
 	Key, Value string
 }
 
-// ElementSender changes the elements of one set or map of another table
-// (any table name and family) over a lasting netlink socket, as this
-// backend's partial syncs do: the messages `nft -f` would send, without
-// starting nft or waiting out the release of its socket. Other users of
-// nftables (the userspace mode's portal map) use it for their element-only
-// changes. Not safe for concurrent use.
+// ElementSender changes the elements of sets and maps of one table (any
+// table name and family) over a lasting netlink socket: the messages
+// `nft -f` would send, without starting nft or waiting out the release of
+// its socket. This backend's partial syncs use it (CLI.SendElements), and
+// so do other users of nftables for their element-only changes (the
+// userspace mode's portal map). Not safe for concurrent use.
 type ElementSender struct {
 	family knftables.Family
 	table  string
@@ -63,6 +63,13 @@ func (s *ElementSender) Send(obj knftables.Object, dels, adds []Element) error {
 		}
 		batches = append(batches, b)
 	}
+	return s.sendBatches(batches)
+}
+
+// sendBatches runs batches as one transaction, opening the socket if
+// need be and closing it after a failure (its acknowledgements may be out
+// of step).
+func (s *ElementSender) sendBatches(batches []elemBatch) error {
 	if len(batches) == 0 {
 		return nil
 	}

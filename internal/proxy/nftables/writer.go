@@ -307,28 +307,17 @@ type CLI struct {
 	path   string
 	// scripts and netlinkTxs count the transactions sent each way.
 	scripts, netlinkTxs int
-	// nl is the netlink socket of element transactions, opened at the
-	// first; closed after a failed one (its acknowledgements may be out
-	// of step), a new one then opened at the next.
-	nl *elementConn
+	// elems sends element transactions over netlink (made at the first).
+	elems *ElementSender
 }
 
 // SendElements runs element batches as one transaction over netlink.
 func (c *CLI) SendElements(batches []elemBatch) error {
 	c.netlinkTxs++
-	if c.nl == nil {
-		nl, err := dialElements()
-		if err != nil {
-			return err
-		}
-		c.nl = nl
+	if c.elems == nil {
+		c.elems = NewElementSender(c.family, TableName)
 	}
-	if err := c.nl.send(c.family, TableName, batches); err != nil {
-		c.nl.close()
-		c.nl = nil
-		return err
-	}
-	return nil
+	return c.elems.sendBatches(batches)
 }
 
 // Family is the table's family.

@@ -45,10 +45,15 @@ type portalKey struct {
 
 func (p Portal) key() portalKey { return portalKey{p.Dst, p.Proto, p.Port} }
 
+// words are k's key fields as nft writes them.
+func (k portalKey) words() []string {
+	return []string{k.Dst.String(), protoWord(k.Proto), strconv.Itoa(int(k.Port))}
+}
+
 // element is k's entry in the portal map, sending to the listener port to
 // (0: the key only, to delete it).
 func (k portalKey) element(to uint16) *knftables.Element {
-	e := &knftables.Element{Map: mapPortals, Key: []string{k.Dst.String(), protoWord(k.Proto), strconv.Itoa(int(k.Port))}}
+	e := &knftables.Element{Map: mapPortals, Key: k.words()}
 	if to != 0 {
 		e.Value = []string{strconv.Itoa(int(to))}
 	}
@@ -242,8 +247,10 @@ func (r *Redirector) Sync(ctx context.Context, portals []Portal, refusals []Refu
 func elements(keys []portalKey, to map[portalKey]uint16) []nftables.Element {
 	out := make([]nftables.Element, len(keys))
 	for i, k := range keys {
-		e := k.element(to[k])
-		out[i] = nftables.Element{Key: strings.Join(e.Key, " . "), Value: strings.Join(e.Value, " . ")}
+		out[i].Key = strings.Join(k.words(), " . ")
+		if to != nil {
+			out[i].Value = strconv.Itoa(int(to[k]))
+		}
 	}
 	return out
 }
