@@ -104,6 +104,11 @@ func ownOpenAPI(c *genericapiserver.Config) {
 	if c.OpenAPIV3Config != nil {
 		v3 := *c.OpenAPIV3Config
 		v3.GetDefinitions = aggregatoropenapi.GetOpenAPIDefinitions
+		// DefaultOpenAPIV3Config's map of every definition, which the
+		// builder would read instead of GetDefinitions: nil, it calls
+		// GetDefinitions (kube-aggregator's few), and the copy does not
+		// keep the core's map alive.
+		v3.Definitions = nil
 		c.OpenAPIV3Config = &v3
 	}
 }

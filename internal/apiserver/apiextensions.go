@@ -67,15 +67,20 @@ func newAPIExtensions(config *genericapiserver.RecommendedConfig, etcdOpts *gene
 	// the CRDs are not yet known, so a client retries rather than giving up).
 	notFound := notfoundhandler.New(config.Serializer, genericapifilters.NoMuxAndDiscoveryIncompleteKey)
 	// /openapi/v2 is built on its first request (openapi_lazy.go), not
-	// in PrepareRun.
+	// in PrepareRun; /openapi/v3 keeps the JSON of its documents, not
+	// their objects (internal/apiserver/openapiv3).
 	openAPIV2 := completed.GenericConfig.OpenAPIConfig
 	completed.GenericConfig.OpenAPIConfig = nil
+	completed.GenericConfig.SkipOpenAPIInstallation = true
 	s, err := completed.New(genericapiserver.NewEmptyDelegateWithCustomHandler(notFound))
 	if err != nil {
 		return nil, err
 	}
 	if openAPIV2 != nil {
 		installLazyOpenAPIV2(s.GenericAPIServer, openAPIV2)
+	}
+	if v3 := completed.GenericConfig.OpenAPIV3Config; v3 != nil {
+		installOpenAPIV3(s.GenericAPIServer, v3)
 	}
 	return s, nil
 }

@@ -1,0 +1,25 @@
+package apiserver
+
+import (
+	genericapiserver "k8s.io/apiserver/pkg/server"
+	"k8s.io/kube-openapi/pkg/common"
+
+	"github.com/svcplane/svcplane/internal/apiserver/openapiv3"
+)
+
+// installOpenAPIV3 takes over /openapi/v3 of g from PrepareRun (g must be
+// built with SkipOpenAPIInstallation): the built-in group versions are
+// served from their JSON (openapiv3.Service), the CRDs' through the
+// handler3 service it sets as g's OpenAPIV3VersionedService, which the
+// apiextensions post-start hook hands its CRD OpenAPI controller.
+//
+// Once the documents are built, config's Definitions (the generated
+// definitions, kept by DefaultOpenAPIV3Config so that each build during
+// the start reuses one map) are dropped: what reads them later, the
+// managed-fields models of an InstallAPIGroup, runs before the server
+// serves, and builder3 calls GetDefinitions when they are nil.
+func installOpenAPIV3(g *genericapiserver.GenericAPIServer, config *common.OpenAPIV3Config) {
+	s := openapiv3.New(config, g.Handler.GoRestfulContainer, func() { config.Definitions = nil })
+	s.Register(g.Handler.NonGoRestfulMux)
+	g.OpenAPIV3VersionedService = s.Dynamic
+}
