@@ -423,6 +423,9 @@ func applyStorage(o *Options, endpoints []string, defs []*resource.Definition, s
 	etcdOpts.StorageConfig.CompactionInterval = o.EtcdCompactionInterval
 	o.StorageSecurity.applyEtcdSecurity(etcdOpts)
 	etcdOpts.DefaultStorageMediaType = runtime.ContentTypeProtobuf
+	if err := applyWatchCacheSizes(etcdOpts); err != nil {
+		return nil, err
+	}
 	resources := serverstorage.NewResourceConfig()
 	prefixes := map[schema.GroupResource]string{}
 	for _, def := range defs {

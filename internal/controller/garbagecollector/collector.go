@@ -118,13 +118,29 @@ func (c *Collector) restMapper() meta.RESTMapper {
 	return c.mapper
 }
 
+// IgnoredResources are the resources the collector does not monitor:
+// kube-controller-manager's default (garbagecollector
+// DefaultIgnoredResources; the drift test compares them): Events, which
+// are many and expire on their own (etcd leases), so watching them all
+// would cost the collector most of its memory in a busy cluster.
+func IgnoredResources() map[schema.GroupResource]struct{} {
+	return map[schema.GroupResource]struct{}{
+		{Group: "", Resource: "events"}:              {},
+		{Group: "events.k8s.io", Resource: "events"}: {},
+	}
+}
+
 // deletable lists the preferred versions of resources that can be listed,
-// watched and deleted.
+// watched and deleted, but for the IgnoredResources.
 func deletable(groups []*restmapper.APIGroupResources) []schema.GroupVersionResource {
 	var out []schema.GroupVersionResource
+	ignored := IgnoredResources()
 	for _, g := range groups {
 		v := g.Group.PreferredVersion.Version
 		for _, r := range g.VersionedResources[v] {
+			if _, skip := ignored[schema.GroupResource{Group: g.Group.Name, Resource: r.Name}]; skip {
+				continue
+			}
 			if slices.Contains(r.Verbs, "list") && slices.Contains(r.Verbs, "watch") && slices.Contains(r.Verbs, "delete") &&
 				!containsSlash(r.Name) {
 				out = append(out, schema.GroupVersionResource{Group: g.Group.Name, Version: v, Resource: r.Name})

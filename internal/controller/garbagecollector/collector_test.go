@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	metadatafake "k8s.io/client-go/metadata/fake"
+	"k8s.io/client-go/restmapper"
 	clienttesting "k8s.io/client-go/testing"
 	"k8s.io/utils/ptr"
 
@@ -287,5 +288,33 @@ func TestForegroundBreaksCircles(t *testing.T) {
 	_ = json.Unmarshal(client.Actions()[0].(clienttesting.PatchAction).GetPatch(), &p)
 	if b := p.Metadata.OwnerReferences[0].BlockOwnerDeletion; b == nil || *b {
 		t.Fatalf("p3's reference to p2 still blocks: %+v", p.Metadata.OwnerReferences)
+	}
+}
+
+// TestDeletableSkipsEvents: Events (core and events.k8s.io) get no
+// monitor, as upstream's collector ignores them; other deletable
+// resources of the same groups do, subresources and resources that
+// cannot be deleted do not.
+func TestDeletableSkipsEvents(t *testing.T) {
+	all := []string{"list", "watch", "delete"}
+	group := func(name, version string, resources map[string][]string) *restmapper.APIGroupResources {
+		g := &restmapper.APIGroupResources{
+			Group:              metav1.APIGroup{Name: name, PreferredVersion: metav1.GroupVersionForDiscovery{Version: version}},
+			VersionedResources: map[string][]metav1.APIResource{},
+		}
+		for r, verbs := range resources {
+			g.VersionedResources[version] = append(g.VersionedResources[version], metav1.APIResource{Name: r, Verbs: verbs})
+		}
+		return g
+	}
+	got := deletable([]*restmapper.APIGroupResources{
+		group("", "v1", map[string][]string{"pods": all, "events": all, "pods/status": all, "bindings": {"create"}}),
+		group("events.k8s.io", "v1", map[string][]string{"events": all}),
+		group("apps", "v1", map[string][]string{"replicasets": all}),
+	})
+	sort.Slice(got, func(i, j int) bool { return got[i].String() < got[j].String() })
+	want := []schema.GroupVersionResource{podGVR, rsGVR}
+	if !slices.Equal(got, want) {
+		t.Errorf("deletable = %v, want %v", got, want)
 	}
 }
