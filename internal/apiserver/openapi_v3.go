@@ -23,3 +23,15 @@ func installOpenAPIV3(g *genericapiserver.GenericAPIServer, config *common.OpenA
 	s.Register(g.Handler.NonGoRestfulMux)
 	g.OpenAPIV3VersionedService = s.Dynamic
 }
+
+// dropStaticOpenAPISpecs lets the installed groups' StaticOpenAPISpec
+// go: InstallAPIGroup builds it (every definition the group's resources
+// refer to) for the managed-fields type converters and leaves it on the
+// APIGroupInfo, which the groups' REST handlers keep; nothing reads it
+// once the groups are installed.
+func dropStaticOpenAPISpecs(core *genericapiserver.APIGroupInfo, named []*genericapiserver.APIGroupInfo) {
+	core.StaticOpenAPISpec = nil
+	for _, g := range named {
+		g.StaticOpenAPISpec = nil
+	}
+}

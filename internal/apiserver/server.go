@@ -238,6 +238,7 @@ func (s *Server) build(o *Options, endpoints []string) error {
 	if err := generic.InstallAPIGroups(named...); err != nil {
 		return err
 	}
+	dropStaticOpenAPISpecs(core, named)
 	s.LoopbackConfig = config.LoopbackClientConfig
 	if guard != nil {
 		generic.AddPostStartHookOrDie("start-data-dir-disk-guard", func(hc genericapiserver.PostStartHookContext) error {
