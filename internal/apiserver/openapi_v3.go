@@ -15,11 +15,17 @@ import (
 //
 // Once the documents are built, config's Definitions (the generated
 // definitions, kept by DefaultOpenAPIV3Config so that each build during
-// the start reuses one map) are dropped: what reads them later, the
-// managed-fields models of an InstallAPIGroup, runs before the server
-// serves, and builder3 calls GetDefinitions when they are nil.
+// the start reuses one map) are emptied and dropped: what reads them, the
+// managed-fields models of each InstallAPIGroup and these documents, has
+// run by then (a later builder calls GetDefinitions, as their map is
+// nil). Emptied, not only dropped: something the generic server keeps
+// from the start still points at the map (measured: dropping alone left
+// its ~3 MB live; the heap profile cannot say who).
 func installOpenAPIV3(g *genericapiserver.GenericAPIServer, config *common.OpenAPIV3Config) {
-	s := openapiv3.New(config, g.Handler.GoRestfulContainer, func() { config.Definitions = nil })
+	s := openapiv3.New(config, g.Handler.GoRestfulContainer, func() {
+		clear(config.Definitions)
+		config.Definitions = nil
+	})
 	s.Register(g.Handler.NonGoRestfulMux)
 	g.OpenAPIV3VersionedService = s.Dynamic
 }
