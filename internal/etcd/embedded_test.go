@@ -30,16 +30,7 @@ func TestServesOnUnixSocketOnly(t *testing.T) {
 	if len(e.Endpoints) != 1 || e.Endpoints[0] != want {
 		t.Fatalf("endpoints %v, want [%s]", e.Endpoints, want)
 	}
-	c, err := clientv3.New(clientv3.Config{Endpoints: e.Endpoints, DialTimeout: 5 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	if _, err := c.Put(ctx, "/k", "v"); err != nil {
-		t.Fatal(err)
-	}
+	c, ctx := dialAndPut(t, e, "/k")
 	m, err := c.MemberList(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -207,16 +198,7 @@ func TestEveryStartLeavesADiskSnapshot(t *testing.T) {
 	}
 	put := func(e *Embedded, k string) {
 		t.Helper()
-		c, err := clientv3.New(clientv3.Config{Endpoints: e.Endpoints, DialTimeout: 5 * time.Second})
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer c.Close()
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		if _, err := c.Put(ctx, k, "v"); err != nil {
-			t.Fatal(err)
-		}
+		c, ctx := dialAndPut(t, e, k)
 		if r, err := c.Get(ctx, "/first"); err != nil || len(r.Kvs) != 1 {
 			t.Fatalf("get /first: %v %v", r, err)
 		}
@@ -248,4 +230,21 @@ func TestEveryStartLeavesADiskSnapshot(t *testing.T) {
 	defer e.Close()
 	put(e, "/second")
 	waitSnaps(2)
+}
+
+// dialAndPut connects to e and puts key; the client and a 5 s context
+// last until the test ends.
+func dialAndPut(t *testing.T, e *Embedded, key string) (*clientv3.Client, context.Context) {
+	t.Helper()
+	c, err := clientv3.New(clientv3.Config{Endpoints: e.Endpoints, DialTimeout: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	t.Cleanup(cancel)
+	if _, err := c.Put(ctx, key, "v"); err != nil {
+		t.Fatal(err)
+	}
+	return c, ctx
 }
