@@ -87,10 +87,11 @@ func newBenchServerCommand() *cobra.Command {
 func addUpstreamFlags(f *pflag.FlagSet, against *string, u *bench.UpstreamConfig) {
 	*against = bench.SideSvcplane
 	u.Dir = bench.DefaultUpstreamDir()
-	f.StringVar(against, "against", *against, "Which server to measure: svcplane; upstream (Kubernetes "+bench.UpstreamVersion+"'s kube-apiserver on etcd, with kube-controller-manager running svcplane's controllers when its binary is there); or both, in turn, then printed side by side.")
-	f.StringVar(&u.Dir, "upstream-dir", u.Dir, "Directory of the upstream binaries (kube-apiserver and kube-controller-manager as ../shared/tools/build-upstream.sh writes them; etcd as hack/build-etcd.sh does).")
+	f.StringVar(against, "against", *against, "Which server to measure: svcplane; upstream (Kubernetes "+bench.UpstreamVersion+"'s kube-apiserver on etcd, with kube-controller-manager running svcplane's controllers and kube-scheduler when their binaries are there); or both, in turn, then printed side by side.")
+	f.StringVar(&u.Dir, "upstream-dir", u.Dir, "Directory of the upstream binaries (kube-apiserver, kube-controller-manager and kube-scheduler as ../shared/tools/build-upstream.sh writes them; etcd as hack/build-etcd.sh does).")
 	f.StringVar(&u.APIServer, "kube-apiserver", "", "kube-apiserver binary (default <upstream-dir>/kube-apiserver).")
 	f.StringVar(&u.ControllerManager, "kube-controller-manager", "", "kube-controller-manager binary (default <upstream-dir>/kube-controller-manager when it exists; 'none': none, the bench then sets pod CIDRs and default ServiceAccounts itself).")
+	f.StringVar(&u.Scheduler, "kube-scheduler", "", "kube-scheduler binary (default <upstream-dir>/kube-scheduler when it exists; 'none': none).")
 	f.StringVar(&u.Etcd, "etcd", "", "etcd binary of the upstream side (default <upstream-dir>/etcd).")
 	f.StringArrayVar(&u.APIServerArgs, "kube-apiserver-arg", nil, "Extra flag of kube-apiserver (repeatable; not split at commas).")
 }
@@ -227,7 +228,7 @@ func newBenchDeploymentCommand() *cobra.Command {
 	c := bench.DeploymentConfig{Nodes: 100, Replicas: 1000, Grace: 30}
 	cmd := &cobra.Command{
 		Use:   "deployment",
-		Short: "On a fresh server with N simulated nodes, create one Deployment of R replicas; print the time until it is Available with every replica, then until a background delete leaves no pod or ReplicaSet",
+		Short: "On a fresh server with N simulated nodes, create one Deployment of R replicas; print the time until it is Available with every replica, then until a background delete leaves no pod or ReplicaSet (--against upstream|both: Kubernetes' kube-apiserver + etcd + kube-controller-manager + kube-scheduler, side by side)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := checkNodeCount(c.Nodes, 1); err != nil {
@@ -242,6 +243,7 @@ func newBenchDeploymentCommand() *cobra.Command {
 	f.Int64Var(&c.Grace, "termination-grace-period", c.Grace, "terminationGracePeriodSeconds of the pods (a simulated pod ends at once on deletion, as a pause container does at SIGTERM).")
 	f.StringArrayVar(&c.ServerArgs, "server-arg", nil, "Extra flag for the server (repeatable).")
 	f.StringArrayVar(&c.AgentArgs, "agent-arg", nil, "Extra flag for `svcplane node` (repeatable).")
+	addUpstreamFlags(f, &c.Against, &c.Upstream)
 	return cmd
 }
 

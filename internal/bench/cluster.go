@@ -77,12 +77,6 @@ func (c *cluster) stop() {
 	c.server.stop()
 }
 
-// cpuMeter starts measuring the CPU time of the server process (svcplane
-// server; kube-apiserver on the upstream side) and of the agent.
-func (c *cluster) cpuMeter() (*cpuMeter, error) {
-	return startCPUMeter([]string{"server", "agent"}, []int{c.server.proc.Process.Pid, c.agent.Process.Pid})
-}
-
 // nodeLister starts a Node informer until ctx ends and returns its lister
 // once synced.
 func (c *cluster) nodeLister(ctx context.Context) nodeLister {

@@ -41,17 +41,8 @@ func (m *cpuMeter) used() ([]float64, error) {
 	return out, nil
 }
 
-// report is "server 133.20 s (13.32 ms per pod), agent 20.10 s (2.01 ms per
-// pod)": the CPU each process used since start, and per n objects.
-func (m *cpuMeter) report(n int, object string) (string, error) {
-	used, err := m.used()
-	if err != nil {
-		return "", err
-	}
-	return m.describe(used, n, object), nil
-}
-
-// describe renders used (from used) as report does.
+// describe is "server 133.20 s (13.32 ms per pod), agent 20.10 s (2.01 ms
+// per pod)": the CPU each process used (from used), and per n objects.
 func (m *cpuMeter) describe(used []float64, n int, object string) string {
 	parts := make([]string, len(used))
 	for i, u := range used {

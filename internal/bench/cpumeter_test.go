@@ -8,7 +8,7 @@ import (
 	"time"
 )
 
-// TestCPUMeter: the report names each process with the CPU it used since
+// TestCPUMeter: the description names each process with the CPU it used since
 // the start and that CPU per object; a process gone is an error.
 func TestCPUMeter(t *testing.T) {
 	m, err := startCPUMeter([]string{"self"}, []int{os.Getpid()})
@@ -21,10 +21,11 @@ func TestCPUMeter(t *testing.T) {
 		for i := range 1_000_000 {
 			x += i
 		}
-		got, err := m.report(10, "pod")
+		used, err := m.used()
 		if err != nil {
 			t.Fatal(err)
 		}
+		got := m.describe(used, 10, "pod")
 		parts := re.FindStringSubmatch(got)
 		if parts == nil {
 			t.Fatalf("report %q", got)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"sync"
 	"time"
 
@@ -23,18 +24,95 @@ type DeploymentConfig struct {
 	// ServerArgs and AgentArgs are extra flags of the server and of
 	// `svcplane node`.
 	ServerArgs, AgentArgs []string
+	// Against: svcplane (default), upstream (kube-apiserver, etcd,
+	// kube-controller-manager and kube-scheduler from Upstream) or both,
+	// in turn, printed side by side.
+	Against  string
+	Upstream UpstreamConfig
+}
+
+// deploymentResult is one side's figures of `bench deployment`.
+type deploymentResult struct {
+	side, processes string
+	notes           []string
+	// procNames: the server side's processes, then "agent", as cpu.
+	procNames []string
+	pods      int
+	// available: create → Available with every replica; gone: delete →
+	// no pod or ReplicaSet left.
+	available, gone time.Duration
+	// createCPU, deleteCPU: CPU seconds of each of procNames in the two
+	// phases; createMutating, deleteMutating: mutating requests the
+	// server side served in them.
+	createCPU, deleteCPU           []float64
+	createMutating, deleteMutating float64
 }
 
 // Deployment creates one Deployment of o.Replicas replicas on a fresh
 // server with o.Nodes simulated nodes and prints the time until it is
 // Available with every replica, then until a background delete leaves no
-// pod or ReplicaSet.
+// pod or ReplicaSet; with o.Against upstream or both, the same on
+// kube-apiserver, etcd, kube-controller-manager and kube-scheduler, then
+// both side by side.
 func Deployment(out, progressOut io.Writer, o DeploymentConfig) error {
-	c, err := startCluster(o.Nodes, o.ServerArgs, o.AgentArgs, false)
+	list, err := sides(o.Against)
 	if err != nil {
 		return err
 	}
+	var bins upstreamBinaries
+	if slices.Contains(list, SideUpstream) {
+		if bins, err = o.Upstream.resolve(); err != nil {
+			return err
+		}
+		if bins.controllerManager == "" {
+			return fmt.Errorf("the upstream side needs kube-controller-manager for the Deployment and ReplicaSet controllers, and it has none (%s)", bins.note)
+		}
+		if bins.scheduler == "" {
+			return fmt.Errorf("the upstream side needs kube-scheduler to bind the pods, and it has none (%s)", bins.schedulerNote)
+		}
+	}
+	var results []*deploymentResult
+	for _, side := range list {
+		if len(list) > 1 {
+			fmt.Fprintf(out, "== %s ==\n", side)
+		}
+		r, err := deploymentOnce(out, progressOut, o, side, bins)
+		if err != nil {
+			return fmt.Errorf("%s side: %w", side, err)
+		}
+		results = append(results, r)
+	}
+	if len(results) > 1 || list[0] == SideUpstream {
+		fmt.Fprintf(out, "\nDeployment of %d replicas on %d simulated nodes:\n", o.Replicas, o.Nodes)
+		deploymentTable(results).print(out)
+		for _, r := range results {
+			for _, n := range r.notes {
+				fmt.Fprintf(out, "%s: %s\n", r.side, n)
+			}
+		}
+	}
+	return nil
+}
+
+// deploymentOnce is one side's run.
+func deploymentOnce(out, progressOut io.Writer, o DeploymentConfig, side string, bins upstreamBinaries) (*deploymentResult, error) {
+	var c *cluster
+	var err error
+	if side == SideUpstream {
+		c, err = startUpstreamCluster(bins, o.Upstream.APIServerArgs, o.Nodes, o.AgentArgs, false)
+	} else {
+		c, err = startCluster(o.Nodes, o.ServerArgs, o.AgentArgs, false)
+	}
+	if err != nil {
+		return nil, err
+	}
 	defer c.stop()
+	if u := c.server.upstream; u != nil {
+		fmt.Fprintln(out, u.versions)
+	}
+	procs := c.server.procs()
+	r := &deploymentResult{side: side, processes: sideProcesses(c.server), notes: sideNotes(c.server),
+		procNames: append(procNames(procs), "agent"), pods: o.Replicas}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	p := startProgress(progressOut)
@@ -42,43 +120,119 @@ func Deployment(out, progressOut io.Writer, o DeploymentConfig) error {
 	nodes := c.nodeLister(ctx)
 	p.phase("waiting for nodes Ready with pod CIDRs", func() string { return countReady(nodes) })
 	if _, err := waitNodesReady(ctx, c.client, nodes, o.Nodes, 5*time.Minute); err != nil {
-		return err
+		return nil, err
 	}
 	fmt.Fprintf(out, "%d simulated nodes Ready\n", o.Nodes)
 	var seen deploymentStatus
 	p.phase("waiting for the Deployment to be Available", seen.counts)
-	cpu, err := c.cpuMeter()
-	if err != nil {
-		return err
+	phase := func(run func() (time.Duration, error)) (time.Duration, []float64, float64, error) {
+		cpu, err := startCPUMeter(r.procNames, append(procPIDs(procs), c.agent.Process.Pid))
+		if err != nil {
+			return 0, nil, 0, err
+		}
+		before, err := scrapeMutatingLatency(ctx, c.client)
+		if err != nil {
+			return 0, nil, 0, err
+		}
+		took, err := run()
+		if err != nil {
+			return 0, nil, 0, err
+		}
+		used, err := cpu.used()
+		if err != nil {
+			return 0, nil, 0, err
+		}
+		after, err := scrapeMutatingLatency(ctx, c.client)
+		if err != nil {
+			return 0, nil, 0, err
+		}
+		_, mutating := after.since(before).quantile(0.5)
+		fmt.Fprintf(out, "  CPU: %s; %.0f mutating requests (%.2f per pod)\n", cpu.describe(used, o.Replicas, "pod"), mutating, mutating/float64(max(o.Replicas, 1)))
+		return took, used, mutating, nil
 	}
-	available, err := createAndWaitAvailable(ctx, c.client, o.Replicas, o.Grace, &seen)
+	r.available, r.createCPU, r.createMutating, err = phase(func() (time.Duration, error) {
+		took, err := createAndWaitAvailable(ctx, c.client, o.Replicas, o.Grace, &seen)
+		if err == nil {
+			fmt.Fprintf(out, "Deployment of %d replicas on %d nodes: Available with %d/%d ready in %.2fs\n",
+				o.Replicas, o.Nodes, o.Replicas, o.Replicas, took.Seconds())
+		}
+		return took, err
+	})
 	if err != nil {
-		return err
-	}
-	fmt.Fprintf(out, "Deployment of %d replicas on %d nodes: Available with %d/%d ready in %.2fs\n",
-		o.Replicas, o.Nodes, o.Replicas, o.Replicas, available.Seconds())
-	if err := printCPU(out, cpu, o.Replicas); err != nil {
-		return err
+		return nil, err
 	}
 	p.phase("background delete: waiting for no pod or ReplicaSet", nil)
-	if cpu, err = c.cpuMeter(); err != nil {
-		return err
-	}
-	gone, err := deleteAndWaitGone(ctx, c.client)
+	r.gone, r.deleteCPU, r.deleteMutating, err = phase(func() (time.Duration, error) {
+		took, err := deleteAndWaitGone(ctx, c.client)
+		if err == nil {
+			fmt.Fprintf(out, "background delete (pods' terminationGracePeriodSeconds %d): no pod or ReplicaSet left after %.2fs\n", o.Grace, took.Seconds())
+		}
+		return took, err
+	})
 	if err != nil {
-		return err
+		return nil, err
 	}
-	fmt.Fprintf(out, "background delete (pods' terminationGracePeriodSeconds %d): no pod or ReplicaSet left after %.2fs\n", o.Grace, gone.Seconds())
-	return printCPU(out, cpu, o.Replicas)
+	return r, nil
 }
 
-func printCPU(out io.Writer, cpu *cpuMeter, pods int) error {
-	s, err := cpu.report(pods, "pod")
-	if err != nil {
-		return err
+// deploymentTable puts the sides' figures in columns.
+func deploymentTable(rs []*deploymentResult) sideTable {
+	t := sideTable{head: []string{""}}
+	var names []string
+	for _, r := range rs {
+		t.head = append(t.head, r.side)
+		for _, n := range r.procNames[:len(r.procNames)-1] {
+			if !slices.Contains(names, n) {
+				names = append(names, n)
+			}
+		}
 	}
-	fmt.Fprintf(out, "  CPU: %s\n", s)
-	return nil
+	row := func(label string, f func(r *deploymentResult) string) {
+		cells := []string{label}
+		for _, r := range rs {
+			cells = append(cells, f(r))
+		}
+		t.add(cells...)
+	}
+	row("server side", func(r *deploymentResult) string { return r.processes })
+	for _, ph := range []struct {
+		name     string
+		took     func(r *deploymentResult) time.Duration
+		cpu      func(r *deploymentResult) []float64
+		mutating func(r *deploymentResult) float64
+	}{
+		{"Available with every replica", func(r *deploymentResult) time.Duration { return r.available },
+			func(r *deploymentResult) []float64 { return r.createCPU }, func(r *deploymentResult) float64 { return r.createMutating }},
+		{"background delete, none left", func(r *deploymentResult) time.Duration { return r.gone },
+			func(r *deploymentResult) []float64 { return r.deleteCPU }, func(r *deploymentResult) float64 { return r.deleteMutating }},
+	} {
+		row(ph.name+" (s)", func(r *deploymentResult) string { return fmt.Sprintf("%.1f", ph.took(r).Seconds()) })
+		row("  mutating requests (per pod)", func(r *deploymentResult) string {
+			return fmt.Sprintf("%.0f (%.2f)", ph.mutating(r), ph.mutating(r)/float64(max(r.pods, 1)))
+		})
+		row("  server-side CPU (s; ms per pod)", func(r *deploymentResult) string {
+			cpu := ph.cpu(r)
+			total := 0.0
+			for _, c := range cpu[:len(cpu)-1] {
+				total += c
+			}
+			return fmt.Sprintf("%.1f; %.2f", total, perObjectMS(total, r.pods))
+		})
+		for _, n := range names {
+			row("    "+n+" CPU (s)", func(r *deploymentResult) string {
+				if i := slices.Index(r.procNames, n); i >= 0 && i < len(r.procNames)-1 {
+					return fmt.Sprintf("%.1f", ph.cpu(r)[i])
+				}
+				return "—"
+			})
+		}
+		row("  agent CPU (s; ms per pod)", func(r *deploymentResult) string {
+			cpu := ph.cpu(r)
+			a := cpu[len(cpu)-1]
+			return fmt.Sprintf("%.1f; %.2f", a, perObjectMS(a, r.pods))
+		})
+	}
+	return t
 }
 
 // deploymentStatus is the last status the watch saw, for progress lines.

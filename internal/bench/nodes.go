@@ -105,11 +105,11 @@ func Nodes(out, progressOut io.Writer, o NodesConfig) error {
 	}
 	var bins upstreamBinaries
 	if slices.Contains(list, SideUpstream) {
-		if o.Via == "deployments" {
-			return fmt.Errorf("--via deployments needs a scheduler, which the upstream side does not run (kube-scheduler): use --via pods with --against %s", o.Against)
-		}
 		if bins, err = o.Upstream.resolve(); err != nil {
 			return err
+		}
+		if o.Via == "deployments" && bins.scheduler == "" {
+			return fmt.Errorf("--via deployments needs a scheduler on the upstream side, and it has none (%s): use --via pods with --against %s", bins.schedulerNote, o.Against)
 		}
 	}
 	var results []*nodesResult

@@ -214,8 +214,8 @@ type proc struct {
 }
 
 // procs are the server side's processes: the svcplane server alone (API
-// server, controllers and embedded etcd in one), or kube-apiserver, etcd
-// and kube-controller-manager.
+// server, controllers and embedded etcd in one), or kube-apiserver, etcd,
+// and kube-controller-manager and kube-scheduler when they run.
 func (b *server) procs() []proc {
 	u := b.upstream
 	if u == nil {
@@ -224,6 +224,9 @@ func (b *server) procs() []proc {
 	ps := []proc{{"kube-apiserver", u.apiserver.pid()}, {"etcd", u.etcd.pid()}}
 	if u.controller != nil {
 		ps = append(ps, proc{"kube-controller-manager", u.controller.pid()})
+	}
+	if u.scheduler != nil {
+		ps = append(ps, proc{"kube-scheduler", u.scheduler.pid()})
 	}
 	return ps
 }

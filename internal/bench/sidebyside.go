@@ -33,10 +33,16 @@ func sideProcesses(b *server) string {
 	if u == nil {
 		return "svcplane server: API server, controllers, embedded etcd"
 	}
+	out := "kube-apiserver + etcd"
 	if u.controller == nil {
-		return "kube-apiserver + etcd (no controller manager)"
+		out += " (no controller manager)"
+	} else {
+		out += " + kube-controller-manager"
 	}
-	return "kube-apiserver + etcd + kube-controller-manager"
+	if u.scheduler != nil {
+		out += " + kube-scheduler"
+	}
+	return out
 }
 
 // sideNotes are the lines under a table that say how a side was run.
@@ -51,9 +57,14 @@ func sideNotes(b *server) []string {
 		"the node simulator's certificate: svcplane's user and group bound to system:node, plus group system:nodes (priority and fairness treats it as kubelets)"}
 	if u.controller != nil {
 		cs, _ := svcplaneControllers()
-		notes = append(notes, fmt.Sprintf("kube-controller-manager --use-service-account-credentials with svcplane's controllers less the scheduler (%s), node IPAM on", strings.Join(cs, ",")))
+		notes = append(notes, fmt.Sprintf("kube-controller-manager --use-service-account-credentials with svcplane's controllers less the scheduler (%s), node IPAM on, --kube-api-qps/--kube-api-burst %s (svcplane's in-process clients have no limit)", strings.Join(cs, ","), upstreamClientQPS))
 	} else {
 		notes = append(notes, "no controller manager ("+u.bins.note+"): the bench patches each Node's podCIDR and creates the default ServiceAccount itself; no controller runs")
+	}
+	if u.scheduler != nil {
+		notes = append(notes, "kube-scheduler with its default profile, --kube-api-qps/--kube-api-burst "+upstreamClientQPS)
+	} else {
+		notes = append(notes, "no scheduler ("+u.bins.schedulerNote+")")
 	}
 	return notes
 }

@@ -38,11 +38,11 @@ type UpstreamConfig struct {
 	// Dir holds kube-apiserver and kube-controller-manager as
 	// build-upstream.sh writes them, and etcd as hack/build-etcd.sh does.
 	Dir string
-	// APIServer, ControllerManager and Etcd override Dir/<name>.
-	// ControllerManager "none" runs no controller manager: the bench
-	// then sets each Node's podCIDR and makes the default ServiceAccount
-	// itself.
-	APIServer, ControllerManager, Etcd string
+	// APIServer, ControllerManager, Scheduler and Etcd override
+	// Dir/<name>. ControllerManager "none" runs no controller manager:
+	// the bench then sets each Node's podCIDR and makes the default
+	// ServiceAccount itself. Scheduler "none" runs no kube-scheduler.
+	APIServer, ControllerManager, Scheduler, Etcd string
 	// APIServerArgs are extra flags of kube-apiserver.
 	APIServerArgs []string
 }
@@ -61,19 +61,24 @@ func DefaultUpstreamDir() string {
 	return filepath.Join(cache, "svcplane-upstream", UpstreamVersion)
 }
 
-// upstreamBinaries are the resolved paths; controllerManager "" is none.
+// upstreamBinaries are the resolved paths; controllerManager or scheduler
+// "" is none.
 type upstreamBinaries struct {
-	apiserver, controllerManager, etcd string
-	// note says why there is no controller manager.
-	note string
+	apiserver, controllerManager, scheduler, etcd string
+	// note says why there is no controller manager, schedulerNote why
+	// there is no scheduler.
+	note, schedulerNote string
 }
 
 // How the binaries are built, for the errors that find one missing.
-const (
-	buildUpstreamHint = "build it with `bash ../shared/tools/build-upstream.sh kube-apiserver kube-controller-manager` (Kubernetes " + UpstreamVersion + " from the Go module cache; it writes " +
+const buildEtcdHint = "build it with `bash hack/build-etcd.sh` (the etcd release svcplane embeds, from the Go module cache)"
+
+// buildUpstreamHintFor says how build-upstream.sh builds the named
+// Kubernetes binary.
+func buildUpstreamHintFor(name string) string {
+	return "build it with `bash ../shared/tools/build-upstream.sh " + name + "` (Kubernetes " + UpstreamVersion + " from the Go module cache; it writes " +
 		"$UPSTREAM_BIN or ~/.cache/svcplane-upstream/" + UpstreamVersion + ")"
-	buildEtcdHint = "build it with `bash hack/build-etcd.sh` (the etcd release svcplane embeds, from the Go module cache)"
-)
+}
 
 // resolve finds the binaries: a path given must be an executable file; a
 // missing kube-apiserver or etcd is an error that says how to build it; a
@@ -85,28 +90,36 @@ func (u UpstreamConfig) resolve() (upstreamBinaries, error) {
 	}
 	var b upstreamBinaries
 	var err error
-	if b.apiserver, err = findBinary("--kube-apiserver", u.APIServer, dir, "kube-apiserver", buildUpstreamHint); err != nil {
+	if b.apiserver, err = findBinary("--kube-apiserver", u.APIServer, dir, "kube-apiserver", buildUpstreamHintFor("kube-apiserver")); err != nil {
 		return b, err
 	}
 	if b.etcd, err = findBinary("--etcd", u.Etcd, dir, "etcd", buildEtcdHint); err != nil {
 		return b, err
 	}
-	switch u.ControllerManager {
-	case "none":
-		b.note = "--kube-controller-manager none"
-	case "":
-		p := filepath.Join(dir, "kube-controller-manager")
-		if executable(p) == nil {
-			b.controllerManager = p
-		} else {
-			b.note = "no kube-controller-manager at " + p + " (" + strings.Replace(buildUpstreamHint, "build it", "build", 1) + ")"
-		}
-	default:
-		if b.controllerManager, err = findBinary("--kube-controller-manager", u.ControllerManager, dir, "kube-controller-manager", buildUpstreamHint); err != nil {
-			return b, err
-		}
+	if b.controllerManager, b.note, err = optionalBinary("--kube-controller-manager", u.ControllerManager, dir, "kube-controller-manager"); err != nil {
+		return b, err
+	}
+	if b.scheduler, b.schedulerNote, err = optionalBinary("--kube-scheduler", u.Scheduler, dir, "kube-scheduler"); err != nil {
+		return b, err
 	}
 	return b, nil
+}
+
+// optionalBinary is given (which must exist), or dir/name when it exists;
+// "none" or a missing dir/name is no binary, with a note that says why.
+func optionalBinary(flag, given, dir, name string) (path, note string, err error) {
+	switch given {
+	case "none":
+		return "", flag + " none", nil
+	case "":
+		p := filepath.Join(dir, name)
+		if executable(p) == nil {
+			return p, "", nil
+		}
+		return "", "no " + name + " at " + p + " (" + strings.Replace(buildUpstreamHintFor(name), "build it", "build", 1) + ")", nil
+	}
+	path, err = findBinary(flag, given, dir, name, buildUpstreamHintFor(name))
+	return path, "", err
 }
 
 // findBinary is given (which must exist) or dir/name.

@@ -44,7 +44,8 @@ func TestDefaultUpstreamDir(t *testing.T) {
 
 // TestUpstreamResolve: binaries are found in the directory or where given;
 // a missing kube-apiserver or etcd says how to build it; a missing
-// kube-controller-manager means none unless it was given.
+// kube-controller-manager or kube-scheduler means none unless it was
+// given.
 func TestUpstreamResolve(t *testing.T) {
 	dir := t.TempDir()
 	exe := func(name string) string {
@@ -76,6 +77,19 @@ func TestUpstreamResolve(t *testing.T) {
 	}
 	if b, err := (UpstreamConfig{Dir: dir, ControllerManager: "none"}).resolve(); err != nil || b.controllerManager != "" || b.note == "" {
 		t.Errorf("--kube-controller-manager none: %+v, %v", b, err)
+	}
+	if b.scheduler != "" || !strings.Contains(b.schedulerNote, "no kube-scheduler at") || !strings.Contains(b.schedulerNote, "build-upstream.sh kube-scheduler") {
+		t.Errorf("without kube-scheduler: %+v", b)
+	}
+	sched := exe("kube-scheduler")
+	if b, err := (UpstreamConfig{Dir: dir}).resolve(); err != nil || b.scheduler != sched || b.controllerManager != kcm {
+		t.Errorf("with kube-scheduler: %+v, %v", b, err)
+	}
+	if b, err := (UpstreamConfig{Dir: dir, Scheduler: "none"}).resolve(); err != nil || b.scheduler != "" || b.schedulerNote != "--kube-scheduler none" {
+		t.Errorf("--kube-scheduler none: %+v, %v", b, err)
+	}
+	if _, err := (UpstreamConfig{Dir: dir, Scheduler: filepath.Join(dir, "ks")}).resolve(); err == nil || !strings.HasPrefix(err.Error(), "--kube-scheduler "+filepath.Join(dir, "ks")+":") {
+		t.Errorf("a given kube-scheduler that is missing: %v", err)
 	}
 	data := filepath.Join(dir, "data")
 	if err := os.WriteFile(data, nil, 0o644); err != nil {
@@ -115,8 +129,20 @@ func TestSvcplaneControllers(t *testing.T) {
 		t.Errorf("controllers %v", cs)
 	}
 	args := controllerManagerArgs("/d", "10.128.0.0/14", cs)
-	if !slices.Contains(args, "--controllers="+strings.Join(cs, ",")) || !slices.Contains(args, "--cluster-cidr=10.128.0.0/14") {
+	if !slices.Contains(args, "--controllers="+strings.Join(cs, ",")) || !slices.Contains(args, "--cluster-cidr=10.128.0.0/14") ||
+		!slices.Contains(args, "--kube-api-qps="+upstreamClientQPS) {
 		t.Errorf("args %v", args)
+	}
+}
+
+// TestSchedulerArgs: the scheduler's own kubeconfig, no serving port, no
+// client rate limit to speak of.
+func TestSchedulerArgs(t *testing.T) {
+	args := schedulerArgs("/d")
+	for _, want := range []string{"--kubeconfig=/d/scheduler.kubeconfig", "--secure-port=0", "--kube-api-qps=" + upstreamClientQPS, "--kube-api-burst=" + upstreamClientQPS} {
+		if !slices.Contains(args, want) {
+			t.Errorf("%v lacks %s", args, want)
+		}
 	}
 }
 
@@ -151,9 +177,15 @@ func TestWriteUpstreamCredentials(t *testing.T) {
 	if cfg.Host != "https://127.0.0.1:6443" {
 		t.Errorf("server %s", cfg.Host)
 	}
-	for _, f := range []string{"kubeconfig", "controller-manager.kubeconfig"} {
-		if _, err := clientcmd.BuildConfigFromFlags("", filepath.Join(dir, f)); err != nil {
+	for f, user := range map[string]string{"kubeconfig": "bench-admin", "controller-manager.kubeconfig": "system:kube-controller-manager",
+		"scheduler.kubeconfig": "system:kube-scheduler"} {
+		c, err := clientcmd.BuildConfigFromFlags("", filepath.Join(dir, f))
+		if err != nil {
 			t.Errorf("%s: %v", f, err)
+			continue
+		}
+		if cn := parseCert(t, c.CertData).Subject.CommonName; cn != user {
+			t.Errorf("%s: user %s, want %s", f, cn, user)
 		}
 	}
 	if _, err := keyutil.PrivateKeyFromFile(filepath.Join(dir, "pki", "sa.key")); err != nil {

@@ -34,10 +34,11 @@ import (
 const upstreamServiceCIDR = "10.96.0.0/12"
 
 // upstreamProcs are the upstream side's processes: etcd, kube-apiserver
-// (also server.proc) and, when there is one, kube-controller-manager.
+// (also server.proc) and, when there are, kube-controller-manager and
+// kube-scheduler.
 type upstreamProcs struct {
-	bins                        upstreamBinaries
-	etcd, apiserver, controller *child
+	bins                                   upstreamBinaries
+	etcd, apiserver, controller, scheduler *child
 	// versions is what each binary's --version says.
 	versions string
 	// stopAssigner stops the bench's pod CIDR assigner (no controller
@@ -45,11 +46,13 @@ type upstreamProcs struct {
 	stopAssigner context.CancelFunc
 }
 
-// stop ends the controller manager, the API server, then etcd.
+// stop ends the scheduler, the controller manager, the API server, then
+// etcd.
 func (u *upstreamProcs) stop() {
 	if u.stopAssigner != nil {
 		u.stopAssigner()
 	}
+	u.scheduler.stop(20 * time.Second)
 	u.controller.stop(20 * time.Second)
 	u.apiserver.stop(30 * time.Second)
 	u.etcd.stop(20 * time.Second)
@@ -58,8 +61,8 @@ func (u *upstreamProcs) stop() {
 // startUpstream starts etcd, kube-apiserver (kubeadm's authorization
 // and admission settings, which are svcplane's defaults) and, with a
 // binary for it, kube-controller-manager running svcplane's controllers
-// with node IPAM over clusterCIDR, on a fresh temporary dir; it waits for
-// /readyz. Without a controller manager the bench gives each Node a pod
+// with node IPAM over clusterCIDR and kube-scheduler, on a fresh temporary
+// dir; it waits for /readyz. Without a controller manager the bench gives each Node a pod
 // CIDR from clusterCIDR itself. The dir holds the same kubeconfigs a
 // svcplane data dir does (kubeconfig: admin; node-simulator-kubeconfig).
 func startUpstream(bins upstreamBinaries, clusterCIDR string, extra []string) (*server, error) {
@@ -109,6 +112,11 @@ func (b *server) startUpstream(clusterCIDR string, extra []string) error {
 	}
 	if err := bindNodeSimulators(b.client); err != nil {
 		return err
+	}
+	if u.bins.scheduler != "" {
+		if u.scheduler, err = startChild(b.dir, "kube-scheduler", u.bins.scheduler, schedulerArgs(b.dir)...); err != nil {
+			return err
+		}
 	}
 	if u.bins.controllerManager == "" {
 		return b.startPodCIDRAssigner(clusterCIDR)
@@ -179,14 +187,22 @@ func apiserverArgs(dir, etcdURL string, port int, extra []string) []string {
 	return append(args, extra...)
 }
 
+// upstreamClientQPS is the client rate limit of the upstream side's
+// controller manager and scheduler (QPS and burst): svcplane's in-process
+// controllers and scheduler use k8s.io/apiserver's loopback client, which
+// has none, and at the binaries' defaults (20 and 50 QPS) the client
+// limits, not the server, would set the pace.
+const upstreamClientQPS = "10000"
+
 // controllerManagerArgs run the given controllers as kubeadm does (each
 // with its ServiceAccount's credentials), node IPAM over clusterCIDR
-// in /24s, no serving port.
+// in /24s, no serving port, no client rate limit (upstreamClientQPS).
 func controllerManagerArgs(dir, clusterCIDR string, controllers []string) []string {
 	p := filepath.Join(dir, "pki")
 	return []string{
 		"--kubeconfig=" + filepath.Join(dir, "controller-manager.kubeconfig"),
 		"--bind-address=127.0.0.1", "--secure-port=0",
+		"--kube-api-qps=" + upstreamClientQPS, "--kube-api-burst=" + upstreamClientQPS,
 		"--use-service-account-credentials=true",
 		"--controllers=" + strings.Join(controllers, ","),
 		"--allocate-node-cidrs=true", "--cluster-cidr=" + clusterCIDR, "--node-cidr-mask-size=24",
@@ -196,10 +212,21 @@ func controllerManagerArgs(dir, clusterCIDR string, controllers []string) []stri
 	}
 }
 
+// schedulerArgs run kube-scheduler with its default profile as kubeadm
+// does (its own identity), no serving port, no client rate limit
+// (upstreamClientQPS).
+func schedulerArgs(dir string) []string {
+	return []string{
+		"--kubeconfig=" + filepath.Join(dir, "scheduler.kubeconfig"),
+		"--bind-address=127.0.0.1", "--secure-port=0",
+		"--kube-api-qps=" + upstreamClientQPS, "--kube-api-burst=" + upstreamClientQPS,
+	}
+}
+
 // svcplaneControllers are the controllers `svcplane server` runs by
 // default, by kube-controller-manager's names, less the scheduler (a
 // separate binary upstream; `bench nodes --via pods` binds the pods
-// itself).
+// itself; `bench deployment` runs kube-scheduler).
 func svcplaneControllers() ([]string, error) {
 	cs, err := manager.Select([]string{"*"})
 	if err != nil {
@@ -221,7 +248,8 @@ func svcplaneControllers() ([]string, error) {
 // that kube-apiserver's priority and fairness puts its requests where a
 // kubelet's go; neither the Node authorizer nor NodeRestriction treats it
 // as a node, its user not being system:node:<name>) and
-// controller-manager.kubeconfig (system:kube-controller-manager).
+// controller-manager.kubeconfig (system:kube-controller-manager) and
+// scheduler.kubeconfig (system:kube-scheduler).
 func writeUpstreamCredentials(dir, url string) error {
 	p := filepath.Join(dir, "pki")
 	if err := os.MkdirAll(p, 0o700); err != nil {
@@ -253,6 +281,7 @@ func writeUpstreamCredentials(dir, url string) error {
 		{"kubeconfig", "admin", "bench-admin", []string{apiserver.GroupMasters}},
 		{"node-simulator-kubeconfig", "node-simulator", apiserver.UserNodeSimulator, []string{apiserver.GroupNodeSimulators, apiserver.GroupNodes}},
 		{"controller-manager.kubeconfig", "controller-manager", "system:kube-controller-manager", nil},
+		{"scheduler.kubeconfig", "scheduler", "system:kube-scheduler", nil},
 	} {
 		cert, key, err := ca.EnsureClient(p, k.cert, k.user, k.groups)
 		if err != nil {
@@ -315,7 +344,7 @@ func freePorts(n int) ([]int, error) {
 // stamp no version of their own, their --version says v0.0.0-master).
 func versions(b upstreamBinaries) string {
 	var out []string
-	for _, bin := range []string{b.apiserver, b.etcd, b.controllerManager} {
+	for _, bin := range []string{b.apiserver, b.etcd, b.controllerManager, b.scheduler} {
 		if bin != "" {
 			out = append(out, fmt.Sprintf("%s: %s", filepath.Base(bin), builtFrom(bin)))
 		}
