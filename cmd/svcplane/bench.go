@@ -100,7 +100,7 @@ func newBenchServicesCommand() *cobra.Command {
 	c := bench.ServicesConfig{Services: 5000, Clients: 32, Protobuf: true}
 	cmd := &cobra.Command{
 		Use:   "services",
-		Short: "Create N ClusterIP Services with W concurrent clients on a fresh server; print rate, p50/p99 and check uniqueness",
+		Short: "Create N ClusterIP Services with W concurrent clients on a fresh server; print rate, p50/p99 and check uniqueness (--against upstream|both: Kubernetes' kube-apiserver + etcd + kube-controller-manager, in turn)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return bench.Services(cmd.OutOrStdout(), cmd.ErrOrStderr(), c)
@@ -114,6 +114,7 @@ func newBenchServicesCommand() *cobra.Command {
 	f.BoolVar(&c.Headless, "headless", false, "Create headless Services (no ClusterIP) for comparison.")
 	f.StringVar(&c.Kubeconfig, "kubeconfig", "", "Run against this running server instead of starting a fresh one (its default namespace must have no bench-* Services).")
 	f.StringVar(&c.As, "as", "", "Create the Services as this user (a client certificate bound to ClusterRole edit in default by a RoleBinding), so that RBAC decides every request; prints the server's authorization time per request.")
+	addUpstreamFlags(f, &c.Against, &c.Upstream)
 	f.StringArrayVar(&c.ServerArgs, "server-arg", nil, "Extra flag for the server (repeatable; not split at commas), e.g. --server-arg=--service-ip-allocator=bitmap.")
 	return cmd
 }

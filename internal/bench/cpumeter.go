@@ -2,7 +2,9 @@ package bench
 
 import (
 	"fmt"
+	"io"
 	"strings"
+	"time"
 )
 
 // cpuMeter reads the CPU time named processes used between start and
@@ -52,3 +54,58 @@ func (m *cpuMeter) describe(used []float64, n int, object string) string {
 }
 
 func perObjectMS(seconds float64, n int) float64 { return seconds * 1000 / float64(max(n, 1)) }
+
+// settle waits, interval by interval, until the processes read measures
+// (their CPU seconds together) use less than quiet cores over one interval,
+// or until timeout: a server side just past /readyz still builds its
+// OpenAPI documents and fills its caches, and a bench that measured it
+// then would count that work against the requests. It returns the time
+// waited, whether the processes settled, and their use (cores) over the
+// last interval.
+func settle(read func() (float64, error), wait func(time.Duration), interval time.Duration, quiet float64, timeout time.Duration) (time.Duration, bool, float64, error) {
+	prev, err := read()
+	if err != nil {
+		return 0, false, 0, err
+	}
+	var waited time.Duration
+	cores := 0.0
+	for waited < timeout {
+		wait(interval)
+		waited += interval
+		cur, err := read()
+		if err != nil {
+			return waited, false, 0, err
+		}
+		if cores = (cur - prev) / interval.Seconds(); cores < quiet {
+			return waited, true, cores, nil
+		}
+		prev = cur
+	}
+	return waited, false, cores, nil
+}
+
+// settleProcs is settle over pids in real time, a second at a time,
+// less than 0.15 of a core, at most a minute; it says on out what it saw.
+func settleProcs(out io.Writer, pids []int) error {
+	read := func() (float64, error) {
+		total := 0.0
+		for _, pid := range pids {
+			s, err := cpuSeconds(pid)
+			if err != nil {
+				return 0, err
+			}
+			total += s
+		}
+		return total, nil
+	}
+	waited, ok, cores, err := settle(read, time.Sleep, time.Second, 0.15, time.Minute)
+	if err != nil {
+		return err
+	}
+	if ok {
+		fmt.Fprintf(out, "server side settled (%.2f cores over 1 s) %.0fs after /readyz\n", cores, waited.Seconds())
+	} else {
+		fmt.Fprintf(out, "server side still busy %.0fs after /readyz (%.2f cores over the last second); measuring anyway\n", waited.Seconds(), cores)
+	}
+	return nil
+}

@@ -42,12 +42,46 @@ type ServicesConfig struct {
 	// default: RBAC decides every request, and the server's authorization
 	// time per request is printed. Fresh server only.
 	As string
+	// Against: svcplane (default), upstream (kube-apiserver, etcd and
+	// kube-controller-manager from Upstream) or both, in turn.
+	Against  string
+	Upstream UpstreamConfig
 }
 
 // Services creates cfg.Services ClusterIP Services on a fresh server (or
 // the one of cfg.Kubeconfig) and prints the rate, p50/p99 and a
-// uniqueness check of the ClusterIPs.
+// uniqueness check of the ClusterIPs; with cfg.Against upstream or both,
+// the same on a fresh kube-apiserver, etcd and kube-controller-manager.
 func Services(out, progress io.Writer, cfg ServicesConfig) error {
+	list, err := sides(cfg.Against)
+	if err != nil {
+		return err
+	}
+	var bins upstreamBinaries
+	if slices.Contains(list, SideUpstream) {
+		switch {
+		case cfg.Kubeconfig != "":
+			return fmt.Errorf("--against %s needs fresh servers (no --kubeconfig)", cfg.Against)
+		case cfg.As != "":
+			return fmt.Errorf("--as mints the user's certificate with svcplane's CA: use it with --against svcplane")
+		}
+		if bins, err = cfg.Upstream.resolve(); err != nil {
+			return err
+		}
+	}
+	for _, side := range list {
+		if len(list) > 1 {
+			fmt.Fprintf(out, "== %s ==\n", side)
+		}
+		if err := servicesOnce(out, progress, cfg, side, bins); err != nil {
+			return fmt.Errorf("%s side: %w", side, err)
+		}
+	}
+	return nil
+}
+
+// servicesOnce is one side's run (or the run against cfg.Kubeconfig).
+func servicesOnce(out, progress io.Writer, cfg ServicesConfig, side string, bins upstreamBinaries) error {
 	var rc rest.Config
 	var b *server
 	if cfg.As != "" && cfg.Kubeconfig != "" {
@@ -61,10 +95,18 @@ func Services(out, progress io.Writer, cfg ServicesConfig) error {
 		rc = *c
 	} else {
 		var err error
-		if b, err = startServer(cfg.ServerArgs...); err != nil {
+		if side == SideUpstream {
+			b, err = startUpstream(bins, clusterCIDRFor(1), cfg.Upstream.APIServerArgs)
+		} else {
+			b, err = startServer(cfg.ServerArgs...)
+		}
+		if err != nil {
 			return err
 		}
 		defer b.stop()
+		if u := b.upstream; u != nil {
+			fmt.Fprintln(out, u.versions)
+		}
 		rc = *b.config
 		if cfg.As != "" {
 			self, err := os.Executable()
@@ -95,25 +137,37 @@ func Services(out, progress io.Writer, cfg ServicesConfig) error {
 			return err
 		}
 	}
-	var cpu0 float64
+	var cpu *cpuMeter
 	if b != nil {
-		if cpu0, err = cpuSeconds(b.proc.Process.Pid); err != nil {
+		procs := b.procs()
+		if err := settleProcs(out, procPIDs(procs)); err != nil {
+			return err
+		}
+		if cpu, err = startCPUMeter(procNames(procs), procPIDs(procs)); err != nil {
 			return err
 		}
 	}
 	if err := createServices(out, p, conns, cfg.Services, cfg.Clients, cfg.Headless); err != nil {
 		return err
 	}
-	if b != nil {
-		cpu1, err := cpuSeconds(b.proc.Process.Pid)
+	if cpu != nil {
+		used, err := cpu.used()
 		if err != nil {
 			return err
 		}
-		// The server's own CPU per Service bounds the rate: N cores
+		total := 0.0
+		for _, u := range used {
+			total += u
+		}
+		// The server side's own CPU per Service bounds the rate: N cores
 		// create at most N / (CPU per Service) a second.
-		per := (cpu1 - cpu0) / float64(cfg.Services)
-		fmt.Fprintf(out, "server CPU (user+system, /proc): %.2f ms per Service (incl. the uniqueness list); %d cores all to the server would create at most %.0f Services/s\n",
-			per*1e3, runtime.NumCPU(), float64(runtime.NumCPU())/per)
+		per := total / float64(cfg.Services)
+		detail := ""
+		if len(used) > 1 {
+			detail = " (" + cpu.describe(used, cfg.Services, "Service") + ")"
+		}
+		fmt.Fprintf(out, "server-side CPU (user+system, /proc): %.2f ms per Service (incl. the uniqueness list)%s; %d cores all to the server side would create at most %.0f Services/s\n",
+			per*1e3, detail, runtime.NumCPU(), float64(runtime.NumCPU())/per)
 	}
 	if cfg.As != "" {
 		sec1, n1, err := b.authzTotals()
