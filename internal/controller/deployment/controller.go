@@ -48,7 +48,7 @@ func New(client kubernetes.Interface, deployments appsinformers.DeploymentInform
 			obj = t.Obj
 		}
 		if rs, ok := obj.(*appsv1.ReplicaSet); ok {
-			if ref := metav1.GetControllerOf(rs); ref != nil && ref.Kind == kind.Kind {
+			if ref := metav1.GetControllerOfNoCopy(rs); ref != nil && ref.Kind == kind.Kind {
 				c.queue.Add(rs.Namespace + "/" + ref.Name)
 			}
 		}
@@ -134,7 +134,7 @@ func (c *Controller) replicaSets(ctx context.Context, d *appsv1.Deployment, sele
 	}
 	var out []*appsv1.ReplicaSet
 	for _, rs := range all {
-		ref := metav1.GetControllerOf(rs)
+		ref := metav1.GetControllerOfNoCopy(rs)
 		switch {
 		case ref != nil && ref.UID == d.UID:
 			// A copy: the sync writes the server's answers into the

@@ -69,7 +69,7 @@ func (c *Controller) createNewRS(ctx context.Context, d *appsv1.Deployment, owne
 		// cache has not seen it yet), as upstream checks: controlled by d
 		// with d's template, it is the new ReplicaSet, not a collision.
 		if cur, gerr := c.client.AppsV1().ReplicaSets(d.Namespace).Get(ctx, rs.Name, metav1.GetOptions{}); gerr == nil {
-			if ref := metav1.GetControllerOf(cur); ref != nil && ref.UID == d.UID && sameTemplate(&cur.Spec.Template, &d.Spec.Template) {
+			if ref := metav1.GetControllerOfNoCopy(cur); ref != nil && ref.UID == d.UID && sameTemplate(&cur.Spec.Template, &d.Spec.Template) {
 				return cur, nil
 			}
 		}

@@ -73,7 +73,7 @@ func (c *Controller) podEvent(obj interface{}, added, deleted int) {
 	if !ok {
 		return
 	}
-	if ref := metav1.GetControllerOf(pod); ref != nil {
+	if ref := metav1.GetControllerOfNoCopy(pod); ref != nil {
 		if ref.Kind != c.kind.GVK.Kind {
 			return
 		}

@@ -168,14 +168,14 @@ func PodsToDelete(pods, related []*corev1.Pod, diff int, now metav1.Time) []*cor
 // controller (a Deployment's old and new ones; rs among them), each once;
 // none for a ReplicaSet without a controller, as upstream.
 func relatedPods(rs *appsv1.ReplicaSet, sets []*appsv1.ReplicaSet, all []*corev1.Pod) []*corev1.Pod {
-	ref := metav1.GetControllerOf(rs)
+	ref := metav1.GetControllerOfNoCopy(rs)
 	if ref == nil {
 		return nil
 	}
 	var out []*corev1.Pod
 	seen := map[types.UID]bool{}
 	for _, other := range sets {
-		if r := metav1.GetControllerOf(other); r == nil || r.UID != ref.UID {
+		if r := metav1.GetControllerOfNoCopy(other); r == nil || r.UID != ref.UID {
 			continue
 		}
 		sel, err := metav1.LabelSelectorAsSelector(other.Spec.Selector)

@@ -19,7 +19,7 @@ import (
 func (c *Controller) claimPods(ctx context.Context, rs *appsv1.ReplicaSet, selector labels.Selector, all []*corev1.Pod) ([]*corev1.Pod, error) {
 	var out []*corev1.Pod
 	for _, pod := range all {
-		ref := metav1.GetControllerOf(pod)
+		ref := metav1.GetControllerOfNoCopy(pod)
 		matches := !selector.Empty() && selector.Matches(labels.Set(pod.Labels))
 		switch {
 		case ref != nil && ref.UID != rs.UID:
