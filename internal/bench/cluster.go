@@ -45,6 +45,16 @@ func startUpstreamCluster(bins upstreamBinaries, apiserverArgs []string, nodes i
 	return startAgentOn(b, nodes, agentArgs, keepLog)
 }
 
+// startSideCluster starts side's cluster: the upstream side (bins,
+// kube-apiserver flags apiserverArgs) or svcplane's (server flags
+// serverArgs).
+func startSideCluster(side string, bins upstreamBinaries, apiserverArgs, serverArgs []string, nodes int, agentArgs []string, keepLog bool) (*cluster, error) {
+	if side == SideUpstream {
+		return startUpstreamCluster(bins, apiserverArgs, nodes, agentArgs, keepLog)
+	}
+	return startCluster(nodes, serverArgs, agentArgs, keepLog)
+}
+
 // startAgentOn starts the agent on the running server b.
 func startAgentOn(b *server, nodes int, agentArgs []string, keepLog bool) (*cluster, error) {
 	var err error

@@ -71,24 +71,17 @@ func Deployment(out, progressOut io.Writer, o DeploymentConfig) error {
 			return fmt.Errorf("the upstream side needs kube-scheduler to bind the pods, and it has none (%s)", bins.schedulerNote)
 		}
 	}
-	var results []*deploymentResult
-	for _, side := range list {
-		if len(list) > 1 {
-			fmt.Fprintf(out, "== %s ==\n", side)
-		}
-		r, err := deploymentOnce(out, progressOut, o, side, bins)
-		if err != nil {
-			return fmt.Errorf("%s side: %w", side, err)
-		}
-		results = append(results, r)
+	results, err := eachSide(out, list, func(side string) (*deploymentResult, error) {
+		return deploymentOnce(out, progressOut, o, side, bins)
+	})
+	if err != nil {
+		return err
 	}
 	if len(results) > 1 || list[0] == SideUpstream {
 		fmt.Fprintf(out, "\nDeployment of %d replicas on %d simulated nodes:\n", o.Replicas, o.Nodes)
 		deploymentTable(results).print(out)
 		for _, r := range results {
-			for _, n := range r.notes {
-				fmt.Fprintf(out, "%s: %s\n", r.side, n)
-			}
+			printSideNotes(out, r.side, r.notes)
 		}
 	}
 	return nil
@@ -96,13 +89,7 @@ func Deployment(out, progressOut io.Writer, o DeploymentConfig) error {
 
 // deploymentOnce is one side's run.
 func deploymentOnce(out, progressOut io.Writer, o DeploymentConfig, side string, bins upstreamBinaries) (*deploymentResult, error) {
-	var c *cluster
-	var err error
-	if side == SideUpstream {
-		c, err = startUpstreamCluster(bins, o.Upstream.APIServerArgs, o.Nodes, o.AgentArgs, false)
-	} else {
-		c, err = startCluster(o.Nodes, o.ServerArgs, o.AgentArgs, false)
-	}
+	c, err := startSideCluster(side, bins, o.Upstream.APIServerArgs, o.ServerArgs, o.Nodes, o.AgentArgs, false)
 	if err != nil {
 		return nil, err
 	}
@@ -177,22 +164,10 @@ func deploymentOnce(out, progressOut io.Writer, o DeploymentConfig, side string,
 
 // deploymentTable puts the sides' figures in columns.
 func deploymentTable(rs []*deploymentResult) sideTable {
-	t := sideTable{head: []string{""}}
+	t, row := sideColumns(rs, func(r *deploymentResult) string { return r.side })
 	var names []string
 	for _, r := range rs {
-		t.head = append(t.head, r.side)
-		for _, n := range r.procNames[:len(r.procNames)-1] {
-			if !slices.Contains(names, n) {
-				names = append(names, n)
-			}
-		}
-	}
-	row := func(label string, f func(r *deploymentResult) string) {
-		cells := []string{label}
-		for _, r := range rs {
-			cells = append(cells, f(r))
-		}
-		t.add(cells...)
+		names = addNew(names, r.procNames[:len(r.procNames)-1])
 	}
 	row("server side", func(r *deploymentResult) string { return r.processes })
 	for _, ph := range []struct {
@@ -232,7 +207,7 @@ func deploymentTable(rs []*deploymentResult) sideTable {
 			return fmt.Sprintf("%.1f; %.2f", a, perObjectMS(a, r.pods))
 		})
 	}
-	return t
+	return *t
 }
 
 // deploymentStatus is the last status the watch saw, for progress lines.

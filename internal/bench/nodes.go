@@ -112,24 +112,17 @@ func Nodes(out, progressOut io.Writer, o NodesConfig) error {
 			return fmt.Errorf("--via deployments needs a scheduler on the upstream side, and it has none (%s): use --via pods with --against %s", bins.schedulerNote, o.Against)
 		}
 	}
-	var results []*nodesResult
-	for _, side := range list {
-		if len(list) > 1 {
-			fmt.Fprintf(out, "== %s ==\n", side)
-		}
-		r, err := nodesOnce(out, progressOut, o, side, bins)
-		if err != nil {
-			return fmt.Errorf("%s side: %w", side, err)
-		}
-		results = append(results, r)
+	results, err := eachSide(out, list, func(side string) (*nodesResult, error) {
+		return nodesOnce(out, progressOut, o, side, bins)
+	})
+	if err != nil {
+		return err
 	}
 	if len(results) > 1 || list[0] == SideUpstream {
 		fmt.Fprintf(out, "\n%d nodes, %d pods (--via %s, %d clients), hold %s:\n", o.Nodes, o.Pods, o.Via, o.Clients, o.Hold)
 		nodesTable(results).print(out)
 		for _, r := range results {
-			for _, n := range r.notes {
-				fmt.Fprintf(out, "%s: %s\n", r.side, n)
-			}
+			printSideNotes(out, r.side, r.notes)
 		}
 	}
 	return nil
@@ -137,13 +130,7 @@ func Nodes(out, progressOut io.Writer, o NodesConfig) error {
 
 // nodesOnce is one side's run.
 func nodesOnce(out, progressOut io.Writer, o NodesConfig, side string, bins upstreamBinaries) (*nodesResult, error) {
-	var c *cluster
-	var err error
-	if side == SideUpstream {
-		c, err = startUpstreamCluster(bins, o.Upstream.APIServerArgs, o.Nodes, o.AgentArgs, o.KeepLog)
-	} else {
-		c, err = startCluster(o.Nodes, o.ServerArgs, o.AgentArgs, o.KeepLog)
-	}
+	c, err := startSideCluster(side, bins, o.Upstream.APIServerArgs, o.ServerArgs, o.Nodes, o.AgentArgs, o.KeepLog)
 	if err != nil {
 		return nil, err
 	}

@@ -69,15 +69,10 @@ func Services(out, progress io.Writer, cfg ServicesConfig) error {
 			return err
 		}
 	}
-	for _, side := range list {
-		if len(list) > 1 {
-			fmt.Fprintf(out, "== %s ==\n", side)
-		}
-		if err := servicesOnce(out, progress, cfg, side, bins); err != nil {
-			return fmt.Errorf("%s side: %w", side, err)
-		}
-	}
-	return nil
+	_, err = eachSide(out, list, func(side string) (struct{}, error) {
+		return struct{}{}, servicesOnce(out, progress, cfg, side, bins)
+	})
+	return err
 }
 
 // servicesOnce is one side's run (or the run against cfg.Kubeconfig).

@@ -18,6 +18,39 @@ type sideTable struct {
 
 func (t *sideTable) add(row ...string) { t.rows = append(t.rows, row) }
 
+// sideColumns is a table with a column per result (headed by side) and
+// the function that adds a row: a label, then f of each result.
+func sideColumns[R any](rs []R, side func(R) string) (*sideTable, func(label string, f func(R) string)) {
+	t := &sideTable{head: []string{""}}
+	for _, r := range rs {
+		t.head = append(t.head, side(r))
+	}
+	return t, func(label string, f func(R) string) {
+		cells := []string{label}
+		for _, r := range rs {
+			cells = append(cells, f(r))
+		}
+		t.add(cells...)
+	}
+}
+
+// addNew appends to names those of more it does not hold yet.
+func addNew(names, more []string) []string {
+	for _, n := range more {
+		if !slices.Contains(names, n) {
+			names = append(names, n)
+		}
+	}
+	return names
+}
+
+// printSideNotes prints a side's notes under a table, "side: note" each.
+func printSideNotes(out io.Writer, side string, notes []string) {
+	for _, n := range notes {
+		fmt.Fprintf(out, "%s: %s\n", side, n)
+	}
+}
+
 func (t sideTable) print(w io.Writer) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, strings.Join(t.head, "\t"))
@@ -138,22 +171,10 @@ func (r *nodesResult) procRSS(rss []int64, name string) string {
 
 // nodesTable puts the sides' figures in columns.
 func nodesTable(rs []*nodesResult) sideTable {
-	t := sideTable{head: []string{""}}
+	t, row := sideColumns(rs, func(r *nodesResult) string { return r.side })
 	var names []string
 	for _, r := range rs {
-		t.head = append(t.head, r.side)
-		for _, n := range r.procNames {
-			if !slices.Contains(names, n) {
-				names = append(names, n)
-			}
-		}
-	}
-	row := func(label string, f func(r *nodesResult) string) {
-		cells := []string{label}
-		for _, r := range rs {
-			cells = append(cells, f(r))
-		}
-		t.add(cells...)
+		names = addNew(names, r.procNames)
 	}
 	secs := func(d time.Duration) string { return fmt.Sprintf("%.1f", d.Seconds()) }
 	row("server side", func(r *nodesResult) string { return r.processes })
@@ -209,5 +230,5 @@ func nodesTable(rs []*nodesResult) sideTable {
 		return fmt.Sprintf("%d / %s / %d", r.notReadyRun, hold, r.notReadyEnd)
 	})
 	row("agent max RSS (MB)", func(r *nodesResult) string { return fmt.Sprintf("%.0f", mb(r.agentPeak)) })
-	return t
+	return *t
 }

@@ -2,6 +2,7 @@ package bench
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -30,6 +31,24 @@ func sides(against string) ([]string, error) {
 		return []string{SideSvcplane, SideUpstream}, nil
 	}
 	return nil, fmt.Errorf("--against %q: want svcplane, upstream or both", against)
+}
+
+// eachSide runs once per side of list, under a "== side ==" heading when
+// there are two, and returns the results in order; the first error ends
+// it, naming its side.
+func eachSide[R any](out io.Writer, list []string, once func(side string) (R, error)) ([]R, error) {
+	var results []R
+	for _, side := range list {
+		if len(list) > 1 {
+			fmt.Fprintf(out, "== %s ==\n", side)
+		}
+		r, err := once(side)
+		if err != nil {
+			return nil, fmt.Errorf("%s side: %w", side, err)
+		}
+		results = append(results, r)
+	}
+	return results, nil
 }
 
 // UpstreamConfig locates Kubernetes' own binaries for --against upstream
