@@ -32,7 +32,7 @@ func TestUserServiceCIDR(t *testing.T) {
 	}
 	eventually(t, "finalizer and Ready", func() bool {
 		sc := get()
-		return slices.Contains(sc.Finalizers, servicecidr.Finalizer) &&
+		return sc != nil && slices.Contains(sc.Finalizers, servicecidr.Finalizer) &&
 			meta.IsStatusConditionTrue(sc.Status.Conditions, networkingv1.ServiceCIDRConditionReady)
 	})
 	ns := newNamespace(t, c)
@@ -48,6 +48,9 @@ func TestUserServiceCIDR(t *testing.T) {
 	noErr(t, scs.Delete(ctx, "extra", metav1.DeleteOptions{}))
 	eventually(t, "Ready=False Terminating", func() bool {
 		sc := get()
+		if sc == nil {
+			t.Fatal("the ServiceCIDR went while Service in-extra held an IP only it covers")
+		}
 		cond := meta.FindStatusCondition(sc.Status.Conditions, networkingv1.ServiceCIDRConditionReady)
 		return sc.DeletionTimestamp != nil && cond != nil && cond.Status == metav1.ConditionFalse && cond.Reason == "Terminating"
 	})

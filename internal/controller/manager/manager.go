@@ -145,7 +145,7 @@ func All() []Controller {
 		}},
 		{Name: "service-cidr-controller", ServiceAccount: "service-cidrs-controller", Deprecated: []string{"service-cidr"}, Start: func(ctx context.Context, d Deps) {
 			n := d.Informers.Networking().V1()
-			go servicecidr.New(d.Client, n.ServiceCIDRs(), n.IPAddresses()).Run(ctx, 1)
+			go servicecidr.New(d.Client, n.ServiceCIDRs(), n.IPAddresses(), clock.RealClock{}).Run(ctx, 1)
 		}},
 		{Name: "node-ipam-controller", ServiceAccount: "node-controller", Aliases: []string{"nodeipam"}, Start: func(ctx context.Context, d Deps) {
 			if len(d.Config.ClusterCIDRs) == 0 {

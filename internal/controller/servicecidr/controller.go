@@ -17,12 +17,19 @@ import (
 	listers "k8s.io/client-go/listers/networking/v1"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/util/workqueue"
+	"k8s.io/utils/clock"
 
 	"github.com/svcplane/svcplane/internal/controller/worker"
 )
 
 // Finalizer keeps a ServiceCIDR while IPAddresses need it.
 const Finalizer = "networking.k8s.io/service-cidr-finalizer"
+
+// DeletionGracePeriod is how long after its deletion a ServiceCIDR that no
+// IPAddress needs keeps its finalizer, as upstream's controller: the
+// allocators, and this controller's IPAddress informer, may not yet have
+// seen the deletion or an IPAddress just allocated from it.
+const DeletionGracePeriod = 10 * time.Second
 
 // Condition reasons, as upstream.
 const (
@@ -37,12 +44,14 @@ type Controller struct {
 	addresses listers.IPAddressLister
 	synced    []cache.InformerSynced
 	queue     workqueue.TypedRateLimitingInterface[string]
+	clock     clock.PassiveClock
 }
 
-// New returns a controller fed by the given informers.
-func New(client kubernetes.Interface, cidrs informers.ServiceCIDRInformer, addresses informers.IPAddressInformer) *Controller {
+// New returns a controller fed by the given informers; clk times the
+// deletion grace period.
+func New(client kubernetes.Interface, cidrs informers.ServiceCIDRInformer, addresses informers.IPAddressInformer, clk clock.PassiveClock) *Controller {
 	c := &Controller{
-		client: client, cidrs: cidrs.Lister(), addresses: addresses.Lister(),
+		client: client, cidrs: cidrs.Lister(), addresses: addresses.Lister(), clock: clk,
 		synced: []cache.InformerSynced{cidrs.Informer().HasSynced, addresses.Informer().HasSynced},
 		queue:  worker.NewQueue[string]("servicecidrs"),
 	}
@@ -96,6 +105,10 @@ func (c *Controller) sync(ctx context.Context, name string) error {
 		c.queue.AddAfter(name, 5*time.Second)
 		return c.setReady(ctx, sc, metav1.ConditionFalse, ReasonTerminating,
 			fmt.Sprintf("There are still %d IPAddresses referencing the ServiceCIDR, please remove them or create a new ServiceCIDR", orphans))
+	}
+	if wait := DeletionGracePeriod - c.clock.Since(sc.DeletionTimestamp.Time); wait > 0 {
+		c.queue.AddAfter(name, wait)
+		return nil
 	}
 	sc = sc.DeepCopy()
 	sc.Finalizers = slices.DeleteFunc(sc.Finalizers, func(f string) bool { return f == Finalizer })

@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 	"testing"
+	"time"
 
 	networkingv1 "k8s.io/api/networking/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -11,14 +12,22 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes/fake"
+	clocktesting "k8s.io/utils/clock/testing"
 )
 
+// deleted is when cidr's deleting ServiceCIDRs were deleted; the clock of
+// newTest's controllers reads it plus the grace period (past it), unless a
+// test sets the clock back.
+var deleted = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+
 // newTest returns a controller whose informers hold objs (no goroutines:
-// the test drives sync directly).
-func newTest(t *testing.T, objs ...runtime.Object) (*Controller, *fake.Clientset) {
+// the test drives sync directly) and its clock, DeletionGracePeriod after
+// deleted.
+func newTest(t *testing.T, objs ...runtime.Object) (*Controller, *fake.Clientset, *clocktesting.FakePassiveClock) {
 	client := fake.NewClientset(objs...)
 	f := informers.NewSharedInformerFactory(client, 0)
-	c := New(client, f.Networking().V1().ServiceCIDRs(), f.Networking().V1().IPAddresses())
+	clk := clocktesting.NewFakePassiveClock(deleted.Add(DeletionGracePeriod))
+	c := New(client, f.Networking().V1().ServiceCIDRs(), f.Networking().V1().IPAddresses(), clk)
 	for _, o := range objs {
 		switch o := o.(type) {
 		case *networkingv1.ServiceCIDR:
@@ -27,15 +36,14 @@ func newTest(t *testing.T, objs ...runtime.Object) (*Controller, *fake.Clientset
 			_ = f.Networking().V1().IPAddresses().Informer().GetStore().Add(o)
 		}
 	}
-	return c, client
+	return c, client, clk
 }
 
 func cidr(name string, deleting bool, finalizers []string, cidrs ...string) *networkingv1.ServiceCIDR {
 	sc := &networkingv1.ServiceCIDR{ObjectMeta: metav1.ObjectMeta{Name: name, Finalizers: finalizers},
 		Spec: networkingv1.ServiceCIDRSpec{CIDRs: cidrs}}
 	if deleting {
-		now := metav1.Now()
-		sc.DeletionTimestamp = &now
+		sc.DeletionTimestamp = &metav1.Time{Time: deleted}
 	}
 	return sc
 }
@@ -45,7 +53,7 @@ func ip(name string) *networkingv1.IPAddress {
 }
 
 func TestNewServiceCIDRGetsFinalizerAndReady(t *testing.T) {
-	c, client := newTest(t, cidr("a", false, nil, "10.1.0.0/24"))
+	c, client, _ := newTest(t, cidr("a", false, nil, "10.1.0.0/24"))
 	if err := c.sync(context.Background(), "a"); err != nil {
 		t.Fatal(err)
 	}
@@ -70,7 +78,7 @@ func TestDeletionWaitsForUncoveredIPs(t *testing.T) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			objs := append([]runtime.Object{cidr("a", true, []string{Finalizer}, "10.1.0.0/24")}, tc.objs...)
-			c, client := newTest(t, objs...)
+			c, client, _ := newTest(t, objs...)
 			if err := c.sync(ctx, "a"); err != nil {
 				t.Fatal(err)
 			}
@@ -85,5 +93,28 @@ func TestDeletionWaitsForUncoveredIPs(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestDeletionGracePeriod: a deleting ServiceCIDR that no IPAddress needs
+// keeps its finalizer until DeletionGracePeriod after its deletion, as
+// upstream's controller (an IPAddress just allocated from it may not be
+// in the informer yet), and loses it after.
+func TestDeletionGracePeriod(t *testing.T) {
+	ctx := context.Background()
+	c, client, clk := newTest(t, cidr("a", true, []string{Finalizer}, "10.1.0.0/24"))
+	clk.SetTime(deleted.Add(DeletionGracePeriod - time.Second))
+	if err := c.sync(ctx, "a"); err != nil {
+		t.Fatal(err)
+	}
+	if sc, _ := client.NetworkingV1().ServiceCIDRs().Get(ctx, "a", metav1.GetOptions{}); !slices.Contains(sc.Finalizers, Finalizer) {
+		t.Fatalf("finalizer removed 9 s after the deletion: %v", sc.Finalizers)
+	}
+	clk.SetTime(deleted.Add(DeletionGracePeriod))
+	if err := c.sync(ctx, "a"); err != nil {
+		t.Fatal(err)
+	}
+	if sc, _ := client.NetworkingV1().ServiceCIDRs().Get(ctx, "a", metav1.GetOptions{}); slices.Contains(sc.Finalizers, Finalizer) {
+		t.Fatalf("finalizer kept after the grace period: %v", sc.Finalizers)
 	}
 }
