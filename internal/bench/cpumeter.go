@@ -87,16 +87,17 @@ func settle(read func() (float64, error), wait func(time.Duration), interval tim
 // settleProcs is settle over pids in real time, a second at a time,
 // less than 0.15 of a core, at most a minute; it says on out what it saw.
 func settleProcs(out io.Writer, pids []int) error {
+	m, err := startCPUMeter(make([]string, len(pids)), pids)
+	if err != nil {
+		return err
+	}
 	read := func() (float64, error) {
+		used, err := m.used()
 		total := 0.0
-		for _, pid := range pids {
-			s, err := cpuSeconds(pid)
-			if err != nil {
-				return 0, err
-			}
-			total += s
+		for _, u := range used {
+			total += u
 		}
-		return total, nil
+		return total, err
 	}
 	waited, ok, cores, err := settle(read, time.Sleep, time.Second, 0.15, time.Minute)
 	if err != nil {

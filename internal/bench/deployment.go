@@ -133,7 +133,7 @@ func deploymentOnce(out, progressOut io.Writer, o DeploymentConfig, side string,
 		if err != nil {
 			return 0, nil, 0, err
 		}
-		_, mutating := after.since(before).quantile(0.5)
+		mutating := after.since(before).count()
 		fmt.Fprintf(out, "  CPU: %s; %.0f mutating requests (%.2f per pod)\n", cpu.describe(used, o.Replicas, "pod"), mutating, mutating/float64(max(o.Replicas, 1)))
 		return took, used, mutating, nil
 	}

@@ -85,6 +85,9 @@ func (h latencyHistogram) since(before latencyHistogram) latencyHistogram {
 	return out
 }
 
+// count is the number of requests h holds (its +Inf bucket).
+func (h latencyHistogram) count() float64 { return h[math.Inf(1)] }
+
 // quantile estimates the q-quantile as Prometheus' histogram_quantile
 // does (linear within the bucket; the highest finite bound when it falls
 // in +Inf) and returns it with the number of requests.

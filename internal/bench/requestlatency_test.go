@@ -53,4 +53,10 @@ func TestMutatingLatencyQuantile(t *testing.T) {
 	if got, n := (latencyHistogram{}).quantile(0.99); got != 0 || n != 0 {
 		t.Errorf("empty: %v %v", got, n)
 	}
+	if n := h.since(before).count(); n != 10 {
+		t.Errorf("count since: %v, want 10", n)
+	}
+	if n := (latencyHistogram{}).count(); n != 0 {
+		t.Errorf("count of none: %v", n)
+	}
 }
