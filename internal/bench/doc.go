@@ -4,7 +4,10 @@
 // Available and its background delete), Proxy (proxy backend sync
 // times and the userspace data path), Lab (netns nodes and pods to
 // Ready) and Traffic (pod → ClusterIP → pod across netns nodes:
-// throughput and the latency the Service adds). cmd/svcplane only parses
+// throughput and the latency the Service adds). Server, Nodes, Deployment
+// and Services also run on Kubernetes' own kube-apiserver, etcd,
+// kube-controller-manager and kube-scheduler (--against upstream|both,
+// upstream*.go), side by side (sidebyside.go). cmd/svcplane only parses
 // the flags into these Configs.
 //
 // Guarantees:
